@@ -1,0 +1,1 @@
+"""One benchmark module per reference kernel (see benchmarks/_harness.py)."""

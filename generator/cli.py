@@ -1,0 +1,175 @@
+"""The ``opgen`` command line: lint, schema, generate, docs, samples."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from generator.diagnostics import Diagnostic, SpecError, display_path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SPECS = REPO / "specs"
+DEFAULT_OUT = REPO / "generated"
+
+
+def _catalog_dir_for(path: Path) -> Path:
+    """The specs directory (holding catalog/) that governs ``path``; the repo's by default."""
+    for candidate in [path, *path.resolve().parents]:
+        if (candidate / "catalog").is_dir():
+            return candidate
+    return DEFAULT_SPECS
+
+
+def _collect(paths: list[Path]) -> dict[Path, list[Path]]:
+    """Group the op spec files named by ``paths`` (files or folders) by their specs directory."""
+    from generator.loader import spec_files
+
+    groups: dict[Path, list[Path]] = {}
+    for path in paths:
+        if path.is_dir():
+            root = _catalog_dir_for(path)
+            files = spec_files(path) if (path / "catalog").is_dir() or path == root else sorted(path.rglob("*.yaml"))
+            files = [f for f in files if "catalog" not in f.parts[len(root.resolve().parts) - 1 :]]
+        else:
+            root = _catalog_dir_for(path.parent)
+            files = [path]
+        groups.setdefault(root, []).extend(files)
+    return groups
+
+
+def cmd_lint(args) -> int:
+    from generator.loader import load_project
+
+    diags: list[Diagnostic] = []
+    count = 0
+    for path in args.paths:
+        if not path.exists():
+            diags.append(Diagnostic(str(path), 0, 0, "", "no such file or directory"))
+    groups = _collect([p for p in args.paths if p.exists()])
+    for root, files in groups.items():
+        try:
+            project = load_project(root, files)
+        except SpecError as exc:
+            diags += exc.diagnostics
+            continue
+        count += len(project.ops)
+        if args.strict:
+            diags += _strict_diagnostics(project)
+    for d in sorted(set(diags)):
+        print(d, file=sys.stderr)
+    if diags:
+        print(f"opgen lint: {len(set(diags))} problem(s)", file=sys.stderr)
+        return 1
+    print(f"opgen lint: {count} spec(s) OK")
+    return 0
+
+
+def _strict_diagnostics(project) -> list[Diagnostic]:
+    """--strict: every prose field must carry an English text."""
+    from generator.model import Text
+
+    diags = []
+    for info in project.ops:
+        file = display_path(info.path)
+
+        def walk(value, path):
+            if isinstance(value, Text):
+                if not value.en:
+                    line, col = info.located.locate(path)
+                    dotted = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
+                    diags.append(Diagnostic(file, line, col, dotted, "missing English text ('en')"))
+                return
+            if hasattr(value, "model_fields"):
+                for name in type(value).model_fields:
+                    walk(getattr(value, name), path + (name,))
+            elif isinstance(value, (list, tuple)):
+                for i, item in enumerate(value):
+                    walk(item, path + (i,))
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    walk(item, path + (key,))
+
+        walk(info.spec, ())
+    return diags
+
+
+def cmd_schema(args) -> int:
+    from generator.schema import write_schemas
+
+    out = args.out or DEFAULT_OUT / "schema"
+    for path in write_schemas(out):
+        print(display_path(path))
+    return 0
+
+
+def cmd_generate(args, only: str | None = None) -> int:
+    from generator.generate import run_generate
+
+    return run_generate(args.specs, args.out, check=args.check, only=only, verbose=args.verbose)
+
+
+def cmd_docs(args) -> int:
+    return cmd_generate(args, only="docs")
+
+
+def cmd_samples(args) -> int:
+    from generator.csamples import compile_samples
+
+    out = args.out
+    samples = sorted((out / "samples").glob("*.cpp"))
+    if not samples:
+        print(f"opgen samples: no samples under {display_path(out / 'samples')}; run 'opgen generate' first", file=sys.stderr)
+        return 1
+    results = compile_samples(samples, out)
+    failed = [r for r in results if not r.ok]
+    for r in results:
+        print(f"{'ok  ' if r.ok else 'FAIL'} {display_path(r.path)}")
+        if not r.ok:
+            print(r.output.rstrip(), file=sys.stderr)
+    print(f"opgen samples: {len(results) - len(failed)} compiled, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="opgen", description="Spec-driven generator for CANN aclnn operators.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    lint = sub.add_parser("lint", help="load and cross-check spec files")
+    lint.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_SPECS])
+    lint.add_argument("--strict", action="store_true", help="also require English text for every prose field")
+    lint.set_defaults(func=cmd_lint)
+
+    schema = sub.add_parser("schema", help="write the JSON Schema of the spec format")
+    schema.add_argument("--out", type=Path, default=None, help="folder (default: generated/schema)")
+    schema.set_defaults(func=cmd_schema)
+
+    for name, func, text in (
+        ("generate", cmd_generate, "render every spec into generated/"),
+        ("docs", cmd_docs, "render only the docs"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--specs", type=Path, default=DEFAULT_SPECS)
+        p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+        p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output is stale")
+        p.add_argument("-v", "--verbose", action="store_true")
+        p.set_defaults(func=func)
+
+    samples = sub.add_parser("samples", help="compile every generated C++ sample (syntax and semantics)")
+    samples.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    samples.set_defaults(func=cmd_samples)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        print(f"opgen {args.command}: {len(exc.diagnostics)} problem(s)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,745 @@
+"""The rule expression language: parsed, type-checked, rendered as Python, C++ and doc text.
+
+Syntax is a small subset of Python expressions (parsed with :mod:`ast`, never evaluated):
+
+* literals (int, float, true/false/True/False), list literals ``[1, 2]``;
+* names: operator parameters (by their doc name), loop variables, ``product`` (the product tag),
+  dtype and format names (``FLOAT16``, ``NCHW``) and the constants ``INT32_MAX`` / ``INT64_MAX``;
+* tensor attributes ``.shape .rank .dtype .format .numel .empty``; scalar attributes ``.value .dtype``;
+* indexing ``x[i]`` (negative from the end) and slicing ``x[a:b]`` of int/bool lists;
+* ``+ - * // % /``, comparisons (chained), ``in`` / ``not in``, ``and or not``, ``a if c else b``;
+* functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``pool_out(in, k, s, p, d, ceil)``;
+* quantifiers ``all(e for v in xs)``, ``any(...)``, ``sum(...)`` over a list or ``range(n)``.
+
+Every expression is converted into the typed node tree below; emitters walk that tree.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from generator.diagnostics import did_you_mean
+
+# ---------------------------------------------------------------------------------------------
+# Types
+
+INT, FLOAT, BOOL, DTYPE, FORMAT, PRODUCT = "int", "float", "bool", "dtype", "format", "product"
+INTS, BOOLS, FLOATS = "int[]", "bool[]", "float[]"
+TENSOR, SCALAR = "tensor", "scalar"
+NUMERIC = (INT, FLOAT, BOOL)
+LISTS = {INTS: INT, BOOLS: BOOL, FLOATS: FLOAT}
+
+ATTRIBUTES: dict[str, dict[str, str]] = {
+    TENSOR: {"shape": INTS, "rank": INT, "dtype": DTYPE, "format": FORMAT, "numel": INT, "empty": BOOL},
+    SCALAR: {"value": FLOAT, "dtype": DTYPE},
+}
+
+CONSTANTS = {"INT32_MAX": 2**31 - 1, "INT64_MAX": 2**63 - 1}
+
+
+class ExprError(Exception):
+    """A parse or type error at ``col`` (0-based offset into the expression text)."""
+
+    def __init__(self, message: str, col: int = 0):
+        super().__init__(message)
+        self.message, self.col = message, col
+
+
+# ---------------------------------------------------------------------------------------------
+# Nodes
+
+
+@dataclass(frozen=True)
+class Node:
+    type: str = field(default="", compare=False, kw_only=True)
+    col: int = field(default=0, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Const(Node):
+    value: object
+
+
+@dataclass(frozen=True)
+class Symbol(Node):
+    """A dtype, format or named constant written as a bare identifier."""
+
+    kind: str  # "dtype" | "format" | "const"
+    name: str
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    id: str
+    kind: str  # "param" | "var" | "product"
+
+
+@dataclass(frozen=True)
+class Attr(Node):
+    obj: Node
+    attr: str
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    obj: Node
+    index: Node
+
+
+@dataclass(frozen=True)
+class Slice(Node):
+    obj: Node
+    lower: Node | None
+    upper: Node | None
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str  # "-" | "not"
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str  # + - * / // %
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Compare(Node):
+    ops: tuple[str, ...]  # == != < <= > >= in not-in
+    operands: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class BoolOp(Node):
+    op: str  # "and" | "or"
+    values: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class IfExp(Node):
+    test: Node
+    body: Node
+    orelse: Node
+
+
+@dataclass(frozen=True)
+class ListLit(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Range(Node):
+    start: Node
+    stop: Node
+
+
+@dataclass(frozen=True)
+class Quant(Node):
+    func: str  # all | any | sum
+    elt: Node
+    var: str
+    iterable: Node
+
+
+# Functions: name -> (argument types, result type). "num" accepts int/float; "list" any list.
+FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "len": (("list",), INT),
+    "prod": ((INTS,), INT),
+    "abs": (("num",), "num"),
+    "ceil_div": ((INT, INT), INT),
+    "pool_out": ((INT, INT, INT, INT, INT, BOOL), INT),
+    "conv_out": ((INT, INT, INT, INT, INT), INT),
+    "expand": ((INTS, INT), INTS),
+    "or_default": ((INTS, INTS), INTS),
+    "castable": ((DTYPE, DTYPE), BOOL),
+    "promotable": ((DTYPE, DTYPE), BOOL),
+    "promote": ((DTYPE, DTYPE), DTYPE),
+    "is_private": ((FORMAT,), BOOL),
+    "min": (("num", "num"), "num"),
+    "max": (("num", "num"), "num"),
+}
+FUNCTION_DOCS = {
+    "len": "number of elements of a list",
+    "prod": "product of a list of ints (1 for an empty list)",
+    "abs": "absolute value",
+    "ceil_div": "a / b rounded up",
+    "pool_out": "pooled output length: floor((in + 2p - d(k-1) - 1 + (ceil ? s-1 : 0)) / s) + 1, minus 1 "
+    "when ceil mode starts the last window past the input",
+    "conv_out": "convolution output length: floor((in + 2p - d(k-1) - 1) / s) + 1",
+    "expand": "a length-1 list repeated n times; any other list unchanged",
+    "or_default": "the first list, or the second when the first is empty",
+    "castable": "the first dtype converts to the second (CANN's conversion table)",
+    "promotable": "the two dtypes have a common promoted dtype",
+    "promote": "the promoted dtype of two dtypes",
+    "is_private": "the format is a private (internal) format",
+    "min": "smaller of two numbers",
+    "max": "larger of two numbers",
+}
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+_CMPOPS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+
+
+@dataclass
+class Scope:
+    """Names an expression may use: parameters with their expression types, and catalogues."""
+
+    params: dict[str, str]
+    dtypes: frozenset[str] = frozenset()
+    formats: frozenset[str] = frozenset()
+    variables: dict[str, str] = field(default_factory=dict)
+
+    def with_var(self, name: str, type_: str) -> Scope:
+        return Scope(self.params, self.dtypes, self.formats, {**self.variables, name: type_})
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing + type checking
+
+
+def parse(text: str, scope: Scope, expect: str | None = BOOL) -> Node:
+    """Parse and type-check ``text``; raise ExprError with a column on any problem."""
+    if not isinstance(text, str) or not text.strip():
+        raise ExprError("empty expression")
+    if "\n" in text.strip():
+        raise ExprError("an expression must be on one line")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExprError(f"syntax error: {exc.msg}", max(0, (exc.offset or 1) - 1)) from None
+    node = _Builder(scope).build(tree.body)
+    if expect is not None and not _assignable(node.type, expect):
+        raise ExprError(f"expression has type {node.type}, expected {expect}", node.col)
+    return node
+
+
+def _assignable(actual: str, expected: str) -> bool:
+    if actual == expected:
+        return True
+    if expected == FLOAT and actual in (INT, BOOL):
+        return True
+    if expected == INT and actual == BOOL:
+        return True
+    if expected == "num" and actual in NUMERIC:
+        return True
+    if expected == "list" and actual in LISTS:
+        return True
+    return False
+
+
+def _numeric_result(a: str, b: str) -> str:
+    return FLOAT if FLOAT in (a, b) else INT
+
+
+class _Builder:
+    def __init__(self, scope: Scope):
+        self.scope = scope
+
+    def build(self, n: ast.AST) -> Node:
+        method = getattr(self, "_" + type(n).__name__, None)
+        col = getattr(n, "col_offset", 0)
+        if method is None:
+            raise ExprError(f"unsupported syntax: {type(n).__name__}", col)
+        return method(n, col)
+
+    # -- leaves
+    def _Constant(self, n: ast.Constant, col: int) -> Node:
+        v = n.value
+        if isinstance(v, bool):
+            return Const(v, type=BOOL, col=col)
+        if isinstance(v, int):
+            return Const(v, type=INT, col=col)
+        if isinstance(v, float):
+            return Const(v, type=FLOAT, col=col)
+        raise ExprError(f"unsupported literal {v!r} (use bare names for dtypes and formats)", col)
+
+    def _Name(self, n: ast.Name, col: int) -> Node:
+        ident = n.id
+        if ident in self.scope.variables:
+            return Name(ident, "var", type=self.scope.variables[ident], col=col)
+        if ident in self.scope.params:
+            return Name(ident, "param", type=self.scope.params[ident], col=col)
+        if ident == "product":
+            return Name(ident, "product", type=PRODUCT, col=col)
+        if ident in ("true", "false"):
+            return Const(ident == "true", type=BOOL, col=col)
+        if ident in CONSTANTS:
+            return Symbol("const", ident, type=INT, col=col)
+        if ident in self.scope.dtypes:
+            return Symbol("dtype", ident, type=DTYPE, col=col)
+        if ident in self.scope.formats:
+            return Symbol("format", ident, type=FORMAT, col=col)
+        known = [*self.scope.params, *self.scope.variables, *self.scope.dtypes, *self.scope.formats, *CONSTANTS]
+        raise ExprError(f"unknown name '{ident}'{did_you_mean(ident, known)}", col)
+
+    # -- structure
+    def _Attribute(self, n: ast.Attribute, col: int) -> Node:
+        obj = self.build(n.value)
+        attrs = ATTRIBUTES.get(obj.type)
+        if attrs is None:
+            raise ExprError(f"'{n.attr}': a value of type {obj.type} has no attributes", col)
+        if n.attr not in attrs:
+            raise ExprError(
+                f"{obj.type} has no attribute '{n.attr}'{did_you_mean(n.attr, attrs)}; "
+                f"known: {', '.join(sorted(attrs))}",
+                col,
+            )
+        return Attr(obj, n.attr, type=attrs[n.attr], col=col)
+
+    def _Subscript(self, n: ast.Subscript, col: int) -> Node:
+        obj = self.build(n.value)
+        if obj.type not in LISTS:
+            raise ExprError(f"cannot index a value of type {obj.type}", col)
+        if isinstance(n.slice, ast.Slice):
+            if n.slice.step is not None:
+                raise ExprError("slice steps are not supported", col)
+            lower = self._int(n.slice.lower) if n.slice.lower else None
+            upper = self._int(n.slice.upper) if n.slice.upper else None
+            return Slice(obj, lower, upper, type=obj.type, col=col)
+        return Index(obj, self._int(n.slice), type=LISTS[obj.type], col=col)
+
+    def _int(self, n: ast.AST) -> Node:
+        node = self.build(n)
+        if node.type not in (INT, BOOL):
+            raise ExprError(f"index must be an int, got {node.type}", node.col)
+        return node
+
+    def _UnaryOp(self, n: ast.UnaryOp, col: int) -> Node:
+        operand = self.build(n.operand)
+        if isinstance(n.op, ast.Not):
+            self._expect(operand, BOOL, "operand of 'not'")
+            return Unary("not", operand, type=BOOL, col=col)
+        if isinstance(n.op, (ast.USub, ast.UAdd)):
+            self._expect(operand, "num", "operand of unary minus")
+            if isinstance(n.op, ast.UAdd):
+                return operand
+            if isinstance(operand, Const):
+                return Const(-operand.value, type=operand.type, col=col)
+            return Unary("-", operand, type=operand.type, col=col)
+        raise ExprError("unsupported unary operator", col)
+
+    def _BinOp(self, n: ast.BinOp, col: int) -> Node:
+        op = _BINOPS.get(type(n.op))
+        if op is None:
+            raise ExprError(f"unsupported operator {type(n.op).__name__}", col)
+        left, right = self.build(n.left), self.build(n.right)
+        if op == "+" and left.type in LISTS and left.type == right.type:
+            return Binary(op, left, right, type=left.type, col=col)
+        self._expect(left, "num", f"left operand of '{op}'")
+        self._expect(right, "num", f"right operand of '{op}'")
+        if op == "/":
+            result = FLOAT
+        elif op in ("//", "%"):
+            result = _numeric_result(left.type, right.type)
+        else:
+            result = _numeric_result(left.type, right.type)
+        return Binary(op, left, right, type=result, col=col)
+
+    def _BoolOp(self, n: ast.BoolOp, col: int) -> Node:
+        values = tuple(self.build(v) for v in n.values)
+        for v in values:
+            self._expect(v, BOOL, "operand of and/or")
+        return BoolOp("and" if isinstance(n.op, ast.And) else "or", values, type=BOOL, col=col)
+
+    def _Compare(self, n: ast.Compare, col: int) -> Node:
+        operands = (self.build(n.left), *(self.build(c) for c in n.comparators))
+        ops = []
+        for i, op_node in enumerate(n.ops):
+            op = _CMPOPS.get(type(op_node))
+            if op is None:
+                raise ExprError(f"unsupported comparison {type(op_node).__name__}", col)
+            left, right = operands[i], operands[i + 1]
+            if op in ("in", "not in"):
+                if right.type not in LISTS and not isinstance(right, ListLit):
+                    raise ExprError(f"right side of '{op}' must be a list, got {right.type}", right.col)
+                element = LISTS.get(right.type, right.type.removesuffix("[]"))
+                if not (_comparable(left.type, element)):
+                    raise ExprError(f"cannot test a {left.type} for membership in a list of {element}", col)
+            elif op in ("==", "!="):
+                if not _comparable(left.type, right.type):
+                    raise ExprError(f"cannot compare {left.type} with {right.type}", col)
+            else:
+                for side in (left, right):
+                    self._expect(side, "num", f"operand of '{op}'")
+            ops.append(op)
+        return Compare(tuple(ops), operands, type=BOOL, col=col)
+
+    def _IfExp(self, n: ast.IfExp, col: int) -> Node:
+        test = self.build(n.test)
+        self._expect(test, BOOL, "condition")
+        body, orelse = self.build(n.body), self.build(n.orelse)
+        if body.type == orelse.type:
+            result = body.type
+        elif body.type in NUMERIC and orelse.type in NUMERIC:
+            result = _numeric_result(body.type, orelse.type)
+        else:
+            raise ExprError(f"branches have different types ({body.type}, {orelse.type})", col)
+        return IfExp(test, body, orelse, type=result, col=col)
+
+    def _List(self, n: ast.List, col: int) -> Node:
+        items = tuple(self.build(e) for e in n.elts)
+        types = {i.type for i in items}
+        if not items:
+            return ListLit((), type=INTS, col=col)
+        if types <= {INT, BOOL} and INT in types or types == {INT}:
+            list_type = INTS
+        elif types == {BOOL}:
+            list_type = BOOLS
+        elif types <= {INT, FLOAT, BOOL}:
+            list_type = FLOATS
+        elif len(types) == 1 and types <= {DTYPE, FORMAT, PRODUCT}:
+            list_type = types.pop() + "[]"
+        else:
+            raise ExprError(f"list items must share one type, got {', '.join(sorted(types))}", col)
+        return ListLit(items, type=list_type, col=col)
+
+    _Tuple = _List
+
+    def _Call(self, n: ast.Call, col: int) -> Node:
+        if not isinstance(n.func, ast.Name):
+            raise ExprError("only plain function calls are supported", col)
+        name = n.func.id
+        if n.keywords:
+            raise ExprError(f"{name}(): keyword arguments are not supported", col)
+        if name in ("all", "any", "sum") and len(n.args) == 1 and isinstance(n.args[0], ast.GeneratorExp):
+            return self._quant(name, n.args[0], col)
+        if name in ("all", "any", "sum"):
+            if len(n.args) != 1:
+                raise ExprError(f"{name}() takes one list or generator", col)
+            arg = self.build(n.args[0])
+            if arg.type not in LISTS:
+                raise ExprError(f"{name}() needs a list, got {arg.type}", arg.col)
+            if name != "sum" and arg.type != BOOLS:
+                raise ExprError(f"{name}() needs a list of bool, got {arg.type}", arg.col)
+            return Call(name, (arg,), type=BOOL if name != "sum" else LISTS[arg.type], col=col)
+        if name == "range":
+            raise ExprError("range() may only appear as the iterable of all/any/sum", col)
+        if name not in FUNCTIONS:
+            known = [*FUNCTIONS, "all", "any", "sum"]
+            raise ExprError(f"unknown function '{name}'{did_you_mean(name, known)}", col)
+        params, result = FUNCTIONS[name]
+        args = tuple(self.build(a) for a in n.args)
+        if len(args) != len(params):
+            raise ExprError(f"{name}() takes {len(params)} argument(s), got {len(args)}", col)
+        for i, (arg, expected) in enumerate(zip(args, params)):
+            if not _assignable(arg.type, expected):
+                raise ExprError(f"{name}() argument {i + 1} must be {expected}, got {arg.type}", arg.col)
+        if result == "num":
+            result = FLOAT if any(a.type == FLOAT for a in args) else INT
+        return Call(name, args, type=result, col=col)
+
+    def _quant(self, func: str, gen: ast.GeneratorExp, col: int) -> Node:
+        if len(gen.generators) != 1:
+            raise ExprError(f"{func}(): only one 'for' clause is supported", col)
+        comp = gen.generators[0]
+        if comp.ifs or comp.is_async or not isinstance(comp.target, ast.Name):
+            raise ExprError(f"{func}(): use the form '{func}(expr for name in list)'", col)
+        var = comp.target.id
+        if var in self.scope.params or var in self.scope.variables:
+            raise ExprError(f"loop variable '{var}' shadows another name", col)
+        iterable = self._iterable(comp.iter)
+        element = INT if isinstance(iterable, Range) else LISTS[iterable.type]
+        inner = _Builder(self.scope.with_var(var, element))
+        elt = inner.build(gen.elt)
+        if func == "sum":
+            self._expect(elt, "num", "sum() element")
+            return Quant(func, elt, var, iterable, type=elt.type if elt.type != BOOL else INT, col=col)
+        self._expect(elt, BOOL, f"{func}() element")
+        return Quant(func, elt, var, iterable, type=BOOL, col=col)
+
+    def _iterable(self, n: ast.AST) -> Node:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range":
+            args = [self._int(a) for a in n.args]
+            if len(args) == 1:
+                return Range(Const(0, type=INT), args[0], type="range", col=n.col_offset)
+            if len(args) == 2:
+                return Range(args[0], args[1], type="range", col=n.col_offset)
+            raise ExprError("range() takes one or two arguments", n.col_offset)
+        node = self.build(n)
+        if node.type not in LISTS:
+            raise ExprError(f"cannot iterate over a value of type {node.type}", node.col)
+        return node
+
+    def _expect(self, node: Node, expected: str, what: str) -> None:
+        if not _assignable(node.type, expected):
+            raise ExprError(f"{what} must be {expected}, got {node.type}", node.col)
+
+
+def _comparable(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if a in NUMERIC and b in NUMERIC:
+        return True
+    if a in LISTS and b in LISTS:
+        return True
+    return False
+
+
+def names_used(node: Node) -> set[str]:
+    """Parameter names referenced by an expression."""
+    found: set[str] = set()
+
+    def visit(n):
+        if isinstance(n, Name) and n.kind == "param":
+            found.add(n.id)
+        if isinstance(n, Node):
+            for value in vars(n).values():
+                if isinstance(value, Node):
+                    visit(value)
+                elif isinstance(value, tuple):
+                    for item in value:
+                        if isinstance(item, Node):
+                            visit(item)
+
+    visit(node)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+_PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "neg": 7}
+
+
+class PythonRenderer:
+    """Render as a Python expression over the validator's locals.
+
+    ``names`` maps parameter names to local variable names. Tensors are ``TensorDesc`` objects
+    (``.shape`` tuple, ``.dtype``/``.format`` names), scalars ``Scalar``, lists tuples; helper
+    functions come from the runtime module imported as ``rt``.
+    """
+
+    def __init__(self, names: dict[str, str], runtime: str = "rt"):
+        self.names, self.rt = names, runtime
+
+    def render(self, n: Node, parent: int = 0) -> str:
+        return getattr(self, "r_" + type(n).__name__)(n, parent)
+
+    def r_Const(self, n: Const, parent: int) -> str:
+        return repr(n.value)
+
+    def r_Symbol(self, n: Symbol, parent: int) -> str:
+        return str(CONSTANTS[n.name]) if n.kind == "const" else repr(n.name)
+
+    def r_Name(self, n: Name, parent: int) -> str:
+        if n.kind == "param":
+            return self.names[n.id]
+        return "product" if n.kind == "product" else n.id
+
+    def r_Attr(self, n: Attr, parent: int) -> str:
+        return f"{self.render(n.obj, 9)}.{n.attr}"
+
+    def r_Index(self, n: Index, parent: int) -> str:
+        return f"{self.render(n.obj, 9)}[{self.render(n.index)}]"
+
+    def r_Slice(self, n: Slice, parent: int) -> str:
+        lower = self.render(n.lower) if n.lower else ""
+        upper = self.render(n.upper) if n.upper else ""
+        return f"{self.render(n.obj, 9)}[{lower}:{upper}]"
+
+    def r_Unary(self, n: Unary, parent: int) -> str:
+        if n.op == "not":
+            return _wrap(f"not {self.render(n.operand, 3)}", 3, parent)
+        return _wrap(f"-{self.render(n.operand, 7)}", 7, parent)
+
+    def r_Binary(self, n: Binary, parent: int) -> str:
+        prec = _PREC[n.op]
+        return _wrap(f"{self.render(n.left, prec)} {n.op} {self.render(n.right, prec + 1)}", prec, parent)
+
+    def r_Compare(self, n: Compare, parent: int) -> str:
+        parts = [self.render(n.operands[0], 5)]
+        for op, right in zip(n.ops, n.operands[1:]):
+            parts += [op, self.render(right, 5)]
+        return _wrap(" ".join(parts), 4, parent)
+
+    def r_BoolOp(self, n: BoolOp, parent: int) -> str:
+        prec = _PREC[n.op]
+        return _wrap(f" {n.op} ".join(self.render(v, prec + 1) for v in n.values), prec, parent)
+
+    def r_IfExp(self, n: IfExp, parent: int) -> str:
+        text = f"{self.render(n.body, 1)} if {self.render(n.test, 1)} else {self.render(n.orelse, 1)}"
+        return _wrap(text, 0, parent)
+
+    def r_ListLit(self, n: ListLit, parent: int) -> str:
+        items = ", ".join(self.render(i) for i in n.items)
+        return f"({items},)" if len(n.items) == 1 else f"({items})"
+
+    def r_Call(self, n: Call, parent: int) -> str:
+        args = ", ".join(self.render(a) for a in n.args)
+        builtin = {"len", "abs", "min", "max", "all", "any", "sum"}
+        return f"{n.func}({args})" if n.func in builtin else f"{self.rt}.{n.func}({args})"
+
+    def r_Range(self, n: Range, parent: int) -> str:
+        if isinstance(n.start, Const) and n.start.value == 0:
+            return f"range({self.render(n.stop)})"
+        return f"range({self.render(n.start)}, {self.render(n.stop)})"
+
+    def r_Quant(self, n: Quant, parent: int) -> str:
+        return f"{n.func}({self.render(n.elt)} for {n.var} in {self.render(n.iterable)})"
+
+
+def _wrap(text: str, prec: int, parent: int) -> str:
+    return f"({text})" if prec < parent else text
+
+
+class CRenderer(PythonRenderer):
+    """Render as a C++17 expression over the aclnn handles, using helpers from ``opgen/checks.h``.
+
+    Parameters keep their C names; ``opgen::`` helpers read shapes, dtypes and array values from
+    the public aclnn accessors.
+    """
+
+    def __init__(self, param_types: dict[str, str]):
+        super().__init__({p: p for p in param_types})
+        self.param_types = param_types
+
+    def r_Const(self, n: Const, parent: int) -> str:
+        if isinstance(n.value, bool):
+            return "true" if n.value else "false"
+        if isinstance(n.value, int):
+            return f"INT64_C({n.value})" if abs(n.value) > 2**31 - 1 else str(n.value)
+        return repr(float(n.value))
+
+    def r_Symbol(self, n: Symbol, parent: int) -> str:
+        if n.kind == "const":
+            return "INT32_MAX" if n.name == "INT32_MAX" else "INT64_MAX"
+        return f"opgen::{n.kind.capitalize()}::{n.name}"
+
+    def r_Name(self, n: Name, parent: int) -> str:
+        if n.kind == "param":
+            return {INTS: f"opgen::Ints({n.id})", BOOLS: f"opgen::Bools({n.id})"}.get(n.type, n.id)
+        return "opgen::CurrentProduct()" if n.kind == "product" else n.id
+
+    def r_Attr(self, n: Attr, parent: int) -> str:
+        accessor = {
+            "shape": "Shape",
+            "rank": "Rank",
+            "dtype": "DataType",
+            "format": "Format",
+            "numel": "Numel",
+            "empty": "IsEmpty",
+            "value": "ScalarValue",
+        }[n.attr]
+        return f"opgen::{accessor}({self.render(n.obj)})"
+
+    def r_Index(self, n: Index, parent: int) -> str:
+        return f"opgen::At({self.render(n.obj)}, {self.render(n.index)})"
+
+    def r_Slice(self, n: Slice, parent: int) -> str:
+        lower = self.render(n.lower) if n.lower else "0"
+        upper = self.render(n.upper) if n.upper else "INT64_MAX"
+        return f"opgen::SliceOf({self.render(n.obj)}, {lower}, {upper})"
+
+    def r_Unary(self, n: Unary, parent: int) -> str:
+        if n.op == "not":
+            return _wrap(f"!{self.render(n.operand, 7)}", 7, parent)
+        return _wrap(f"-{self.render(n.operand, 7)}", 7, parent)
+
+    def r_Binary(self, n: Binary, parent: int) -> str:
+        if n.op == "//":
+            return f"opgen::FloorDiv({self.render(n.left)}, {self.render(n.right)})"
+        if n.op == "%":
+            return f"opgen::FloorMod({self.render(n.left)}, {self.render(n.right)})"
+        if n.op == "/":
+            return f"(static_cast<double>({self.render(n.left)}) / {self.render(n.right, 7)})"
+        if n.op == "+" and n.type in LISTS:
+            return f"opgen::Concat({self.render(n.left)}, {self.render(n.right)})"
+        return super().r_Binary(n, parent)
+
+    def r_Compare(self, n: Compare, parent: int) -> str:
+        terms = []
+        for op, left, right in zip(n.ops, n.operands, n.operands[1:]):
+            if op in ("in", "not in"):
+                term = f"opgen::Contains({self.render(right)}, {self.render(left)})"
+                terms.append(f"!{term}" if op == "not in" else term)
+            else:
+                terms.append(f"{self.render(left, 5)} {op} {self.render(right, 5)}")
+        text = " && ".join(terms)
+        return _wrap(text, 4 if len(terms) == 1 else 2, parent)
+
+    def r_BoolOp(self, n: BoolOp, parent: int) -> str:
+        op, prec = ("&&", 2) if n.op == "and" else ("||", 1)
+        return _wrap(f" {op} ".join(self.render(v, prec + 1) for v in n.values), prec, parent)
+
+    def r_IfExp(self, n: IfExp, parent: int) -> str:
+        return f"({self.render(n.test, 1)} ? {self.render(n.body, 1)} : {self.render(n.orelse, 1)})"
+
+    def r_ListLit(self, n: ListLit, parent: int) -> str:
+        element = {INTS: "int64_t", BOOLS: "bool", FLOATS: "double"}.get(n.type, "int64_t")
+        if n.type == "dtype[]":
+            element = "aclDataType"
+        elif n.type == "format[]":
+            element = "aclFormat"
+        return f"std::vector<{element}>{{{', '.join(self.render(i) for i in n.items)}}}"
+
+    def r_Call(self, n: Call, parent: int) -> str:
+        args = ", ".join(self.render(a) for a in n.args)
+        name = "".join(part.capitalize() for part in n.func.split("_"))
+        return f"opgen::{name}({args})"
+
+    def r_Range(self, n: Range, parent: int) -> str:
+        return f"opgen::Range({self.render(n.start)}, {self.render(n.stop)})"
+
+    def r_Quant(self, n: Quant, parent: int) -> str:
+        element = "int64_t" if n.iterable.type in ("range", INTS) else "bool"
+        func = {"all": "All", "any": "Any", "sum": "Sum"}[n.func]
+        lam = f"[&](int64_t {n.var}) {{ return {self.render(n.elt)}; }}"
+        if element == "bool":
+            lam = f"[&](bool {n.var}) {{ return {self.render(n.elt)}; }}"
+        return f"opgen::{func}({self.render(n.iterable)}, {lam})"
+
+
+class DocRenderer(PythonRenderer):
+    """Render as compact, language-neutral math-like text for the docs (inside backticks)."""
+
+    def __init__(self):
+        super().__init__({})
+
+    def r_Symbol(self, n: Symbol, parent: int) -> str:
+        return n.name
+
+    def r_Name(self, n: Name, parent: int) -> str:
+        return n.id
+
+    def r_ListLit(self, n: ListLit, parent: int) -> str:
+        return "[" + ", ".join(self.render(i) for i in n.items) + "]"
+
+    def r_Attr(self, n: Attr, parent: int) -> str:
+        return f"{self.render(n.obj, 9)}.{n.attr}"
+
+    def r_Call(self, n: Call, parent: int) -> str:
+        return f"{n.func}({', '.join(self.render(a) for a in n.args)})"
+
+    def r_Quant(self, n: Quant, parent: int) -> str:
+        return f"{n.func}({self.render(n.elt)} for {n.var} in {self.render(n.iterable)})"
+
+
+def to_python(node: Node, names: dict[str, str], runtime: str = "rt") -> str:
+    return PythonRenderer(names, runtime).render(node)
+
+
+def to_c(node: Node, param_types: dict[str, str]) -> str:
+    return CRenderer(param_types).render(node)
+
+
+def to_doc(node: Node) -> str:
+    return DocRenderer().render(node)

@@ -1,0 +1,1 @@
+"""Hand-written, vectorised NumPy reference kernels: one module per operator, named by its spec."""

@@ -1,0 +1,62 @@
+"""Dtype plumbing shared by the reference kernels.
+
+Every kernel accepts float32, float16 and bfloat16 (``ml_dtypes.bfloat16``) arrays, computes in
+float32 (or float64 where a kernel says so) and returns results in the dtype of its primary input.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), BFLOAT16)
+
+
+def check_float(name: str, array: np.ndarray) -> None:
+    """Raise TypeError unless ``array`` holds one of the three supported float dtypes."""
+    if np.dtype(array.dtype) not in FLOAT_DTYPES:
+        raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
+
+
+def to_compute(array: np.ndarray, dtype: np.dtype = np.dtype(np.float32)) -> np.ndarray:
+    """Return ``array`` as a C-contiguous array of the compute dtype (no copy when already so)."""
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+def from_compute(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Cast a compute-dtype result back to ``dtype`` (round to nearest even, like CANN's Cast)."""
+    return np.asarray(array).astype(dtype, copy=False)
+
+
+def normalize_pair(values, name: str, *, default=None) -> tuple[int, int]:
+    """Expand a 1- or 2-element int sequence to (h, w); an empty one takes ``default``."""
+    values = [int(v) for v in values]
+    if not values and default is not None:
+        return default
+    if len(values) == 1:
+        return values[0], values[0]
+    if len(values) == 2:
+        return values[0], values[1]
+    raise ValueError(f"{name}: expected 1 or 2 values, got {len(values)}")
+
+
+def normalize_triple(values, name: str, *, default=None) -> tuple[int, int, int]:
+    """Expand a 1- or 3-element int sequence to (d, h, w); an empty one takes ``default``."""
+    values = [int(v) for v in values]
+    if not values and default is not None:
+        return default
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    if len(values) == 3:
+        return values[0], values[1], values[2]
+    raise ValueError(f"{name}: expected 1 or 3 values, got {len(values)}")
+
+
+def pool_out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
+    """Output length of one pooled axis (PyTorch's rule, shared by every CANN max-pool op)."""
+    num = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = num // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out

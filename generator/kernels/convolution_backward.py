@@ -1,0 +1,357 @@
+"""Reference kernel for ``aclnnConvolutionBackward`` (gradients of a 1-D/2-D/3-D, optionally transposed conv).
+
+Contract: ``torch.ops.aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding,
+dilation, transposed, output_padding, groups, output_mask)``, extended with CANN's asymmetric 2-D padding.
+
+Conventions and readings chosen
+-------------------------------
+* Layouts: NCL (1-D), NCHW (2-D), NCDHW (3-D). Non-transposed weight ``[Cout, Cin/groups, *k]``; transposed
+  weight ``[Cin, Cout/groups, *k]`` (``Cin`` = ``input.shape[1]``, ``Cout`` = ``grad_output.shape[1]``).
+* ``stride``, ``dilation`` and ``output_padding``: one value per spatial dim (a single value is broadcast, an
+  empty/None ``output_padding`` means zeros). ``padding``: one value per spatial dim (symmetric), or, for 2-D
+  only, four values ``[top, bottom, left, right]``. For ``transposed=True`` the asymmetric form is read as
+  cropping ``top``/``left`` rows/cols at the start and ``bottom``/``right`` at the end of the full transposed
+  output (the natural generalisation of the symmetric crop; PyTorch has no equivalent).
+* Shapes are validated: non-transposed ``out = floor((in + lo + hi - d*(k-1) - 1) / s) + 1``, transposed
+  ``out = (in - 1)*s - lo - hi + d*(k-1) + output_padding + 1`` must equal the ``grad_output`` spatial size;
+  channel/group relations as in the facts (section 5.5 step 9). ``output_padding`` must be all zero when not
+  transposed (CANN rejects it); ``output_padding >= stride`` is not rejected (the code only checks it in 3-D).
+* ``output_mask = [grad_input, grad_weight, grad_bias]``; masked-off results are ``None`` (CANN leaves them
+  unwritten). ``bias_sizes`` is informational only (CANN reads it only in the empty-tensor path); when given,
+  it must be ``[grad_output.shape[1]]``. ``grad_bias`` has length ``grad_output.shape[1]`` in both modes.
+* Empty tensors (N == 0, zero channels) give empty ``grad_input`` and zero-filled ``grad_weight``/``grad_bias``.
+* dtypes: float32, float16 and bfloat16 (ml_dtypes) in any combination. Everything is computed in float32
+  (products of float16/bfloat16 values are exact in float32; accumulation is float32 BLAS, like PyTorch's CPU
+  path and the float32 ATK golden). ``grad_input`` is returned in ``input.dtype``, ``grad_weight`` in
+  ``weight.dtype`` and ``grad_bias`` in ``grad_output.dtype`` (round to nearest even).
+* ``cube_math_type`` (0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, 2 USE_FP16, 3 USE_HF32) is validated (0..3).
+  By default the kernel models KEEP_DTYPE for every value (exact float32 products). With
+  ``emulate_precision=True`` the *inputs* are rounded first, like the ATK golden for Atlas A2/A3: for modes 1
+  and 3 with a float32 promoted dtype, to HFLOAT32 (keep sign, exponent and the upper 11 mantissa bits: add
+  ``1 << 11`` to the bit pattern and clear the low 12 bits; ``hf32_drop_bits=13`` gives the 950 golden); for
+  mode 2 with a float32 or bfloat16 promoted dtype, to float16 and back. float16 inputs are never changed.
+  The promoted dtype is float16 or bfloat16 only when all three inputs share it, float32 otherwise.
+
+Algorithm (vectorised; Python loops only over kernel offsets and stride phases)
+--------------------------------------------------------------------------------
+Everything is phrased on an ordinary convolution from an "x side" (zero-padded by ``padding``) to a "y side"
+with the weight ``[Cy, Cx/groups, *k]``: non-transposed x = ``input``, y = ``grad_output``; transposed x =
+``grad_output``, y = ``input``. The padded x side is split once into its ``prod(stride)`` stride phases and
+stored channel-major as ``[phase, Cx, N * prod(Lq) + slack]``; the y side is stored on the same ``[N, *Lq]``
+grid as ``[Cy, N * prod(Lq)]`` with zeros outside the valid ``[N, *out]`` box. Kernel offset ``k`` then reads
+phase ``(k*d) % s`` at the constant flat shift ``sum(((k*d)//s)_i * grid_stride_i)``: a plain 2-D strided
+view with unit inner stride, so each offset costs one BLAS GEMM per group batch over all ``N * spatial``
+positions, without any per-offset copy:
+
+* ``grad_weight[k] = Y @ X_k.T`` (both modes),
+* non-transposed ``grad_input``: ``X_k += W_k.T @ Y`` (scatter-add of the transposed conv), then crop,
+* transposed ``grad_input``: ``Y = sum_k W_k @ X_k`` (ordinary conv), then take the valid box,
+* ``grad_bias = sum(grad_output)`` over N and space (pairwise float32 sums).
+
+Garbage grid positions (beyond the valid box) are multiplied by zeros of the y grid, or discarded. Extra
+memory is a few float32 copies of the operands (about ``prod(Lq)/prod(in)`` times input size, i.e. near 1x
+for small strides) plus one GEMM result buffer; no im2col. Caveat: non-finite values in ``input`` /
+``grad_output`` may leak NaN into more gradient entries than in PyTorch (``0 * inf`` on garbage positions).
+
+Tolerance: float32 results match PyTorch's CPU float32 result to rtol=1e-5 with atol ~1e-5 scaled by the
+square root of the reduction length (differences are float32 summation order only); float16/bfloat16
+results are the float32 result rounded once to the output dtype (the tests compare against torch's float32
+result on the same rounded inputs, with the dtype's rtol and an atol scaled by the reduction length).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from generator.kernels._common import check_float, from_compute, to_compute
+
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+
+__all__ = ["convolution_backward", "round_hf32"]
+
+
+def round_hf32(array: np.ndarray, drop_bits: int = 12) -> np.ndarray:
+    """Round float32 values to HFLOAT32 as the ATK golden does (round half away from zero at the kept LSB).
+
+    ``drop_bits=12`` (Atlas A2/A3 golden) keeps 11 mantissa bits, ``13`` (950 golden) keeps 10. inf/NaN are
+    preserved; values that round past the float32 range become inf.
+    """
+    bits = np.ascontiguousarray(array, dtype=_F32).view(np.uint32)
+    half = np.uint32(1 << (drop_bits - 1))
+    mask = np.uint32((0xFFFFFFFF << drop_bits) & 0xFFFFFFFF)
+    rounded = (bits + half) & mask
+    finite = (bits & np.uint32(0x7F800000)) != np.uint32(0x7F800000)
+    return np.where(finite, rounded, bits).view(_F32)
+
+
+def _round_fp16(array: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return array.astype(_F16).astype(_F32)
+
+
+def _int_list(values, name: str) -> list[int]:
+    if values is None:
+        return []
+    if isinstance(values, (int, np.integer)):
+        return [int(values)]
+    return [int(v) for v in values]
+
+
+def _per_dim(values, name: str, nsp: int, *, minimum: int, allow_empty: bool = False) -> tuple[int, ...]:
+    vals = _int_list(values, name)
+    if not vals and allow_empty:
+        vals = [0]
+    if len(vals) == 1:
+        vals = vals * nsp
+    if len(vals) != nsp:
+        raise ValueError(f"{name}: expected {nsp} values (or 1), got {len(vals)}")
+    if any(v < minimum for v in vals):
+        raise ValueError(f"{name}: every value must be >= {minimum}, got {vals}")
+    return tuple(vals)
+
+
+def _padding(values, nsp: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    vals = _int_list(values, "padding")
+    if nsp == 2 and len(vals) == 4:
+        if any(v < 0 for v in vals):
+            raise ValueError(f"padding: every value must be >= 0, got {vals}")
+        top, bottom, left, right = vals
+        return (top, left), (bottom, right)
+    sym = _per_dim(vals, "padding", nsp, minimum=0)
+    return sym, sym
+
+
+class _Grid:
+    """Common ``[N, *Lq]`` grid of the phase-split padded x side and the y side (see the module docstring)."""
+
+    def __init__(self, n, x_size, y_size, kernel, stride, dilation, pad_lo):
+        self.n, self.x_size, self.y_size = n, x_size, y_size
+        self.stride, self.pad_lo = stride, pad_lo
+        qmax = [((k - 1) * d) // s for k, d, s in zip(kernel, dilation, stride)]
+        self.lq = tuple(
+            max(o + q, -(-(lo + xs) // s), 1) for o, q, lo, xs, s in zip(y_size, qmax, pad_lo, x_size, stride)
+        )
+        cell = math.prod(self.lq)
+        self.cols = n * cell
+        grid_strides = [math.prod(self.lq[i + 1 :]) for i in range(len(self.lq))]
+        self.offsets = []  # (phase index, flat shift) per kernel offset, in weight (C-order) order
+        for kidx in itertools.product(*(range(k) for k in kernel)):
+            pos = [ki * d for ki, d in zip(kidx, dilation)]
+            phase = int(np.ravel_multi_index([p % s for p, s in zip(pos, stride)], stride))
+            shift = sum((p // s) * g for p, s, g in zip(pos, stride, grid_strides))
+            self.offsets.append((phase, shift))
+        self.total = self.cols + max(shift for _, shift in self.offsets)
+        self.phases = math.prod(stride)
+
+    def _grid_view(self, rows2d: np.ndarray) -> np.ndarray:
+        """``[C, >= cols]`` -> writable view ``[C, N, *Lq]`` of its first ``cols`` columns."""
+        return np.reshape(rows2d[:, : self.cols], (rows2d.shape[0], self.n, *self.lq), copy=False)
+
+    def _phase_slices(self):
+        """Yield (phase index, x-side slices, grid slices) for every stride phase holding x positions."""
+        per_dim = []
+        for s, lo, xs in zip(self.stride, self.pad_lo, self.x_size):
+            dim = []
+            for r in range(s):
+                i0 = (r - lo) % s
+                cnt = len(range(i0, xs, s))
+                q0 = (lo + i0) // s
+                dim.append((slice(i0, xs, s), slice(q0, q0 + cnt), cnt))
+            per_dim.append(dim)
+        for phase, combo in enumerate(itertools.product(*per_dim)):
+            if all(cnt > 0 for _, _, cnt in combo):
+                yield phase, tuple(c[0] for c in combo), tuple(c[1] for c in combo)
+
+    def x_to_phases(self, x: np.ndarray) -> np.ndarray:
+        """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]``."""
+        buf = np.zeros((self.phases, x.shape[1], self.total), _F32)
+        perm = (1, 0, *range(2, x.ndim))
+        for phase, xsl, gsl in self._phase_slices():
+            self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)] = x[
+                (slice(None), slice(None), *xsl)
+            ].transpose(perm)
+        return buf
+
+    def phases_to_x(self, buf: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype``."""
+        out = np.empty((self.n, buf.shape[1], *self.x_size), dtype)
+        for phase, xsl, gsl in self._phase_slices():
+            view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
+            out[(slice(None), slice(None), *xsl)] = view.transpose(1, 0, *range(2, view.ndim))
+        return out
+
+    def y_to_grid(self, y: np.ndarray) -> np.ndarray:
+        """``[N, C, *y_size]`` -> ``[C, cols]`` with zeros outside the valid box."""
+        grid = np.zeros((y.shape[1], self.cols), _F32)
+        box = tuple(slice(0, o) for o in self.y_size)
+        self._grid_view(grid)[(slice(None), slice(None), *box)] = y.transpose(1, 0, *range(2, y.ndim))
+        return grid
+
+    def grid_to_y(self, grid: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        box = tuple(slice(0, o) for o in self.y_size)
+        view = self._grid_view(grid)[(slice(None), slice(None), *box)]
+        return view.transpose(1, 0, *range(2, view.ndim)).astype(dtype)
+
+
+def _grad_weight(grid: _Grid, xbuf, ygrid, groups, kernel) -> np.ndarray:
+    """``gw[cy, cxg, k] = sum_{n, o} y[n, cy, o] * x_pad[n, g*Cxg + cxg, o*s + k*d]`` -> ``[Cy, Cxg, *k]``."""
+    cx, cy = xbuf.shape[1], ygrid.shape[0]
+    cxg, cyg = cx // groups, cy // groups
+    yg = ygrid.reshape(groups, cyg, grid.cols)
+    out = np.empty((len(grid.offsets), groups, cyg, cxg), _F32)
+    for kk, (phase, shift) in enumerate(grid.offsets):
+        xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
+        np.matmul(yg, xv.transpose(0, 2, 1), out=out[kk])
+    return out.transpose(1, 2, 3, 0).reshape(cy, cxg, *kernel)
+
+
+def _conv_transpose_into_x(grid: _Grid, ygrid, w_k, cx, groups) -> np.ndarray:
+    """Scatter-add ``W_k.T @ Y`` per kernel offset into a phase buffer (gradient w.r.t. the x side)."""
+    cyg, cxg = w_k.shape[2], w_k.shape[3]
+    yg = ygrid.reshape(groups, cyg, grid.cols)
+    xbuf = np.zeros((grid.phases, cx, grid.total), _F32)
+    tmp = np.empty((groups, cxg, grid.cols), _F32)
+    for kk, (phase, shift) in enumerate(grid.offsets):
+        np.matmul(w_k[kk].transpose(0, 2, 1), yg, out=tmp)
+        xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += tmp
+    return xbuf
+
+
+def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
+    """Ordinary convolution ``Y = sum_k W_k @ X_k`` on the grid (gradient w.r.t. the y side)."""
+    cyg, cxg = w_k.shape[2], w_k.shape[3]
+    acc = np.empty((groups, cyg, grid.cols), _F32)
+    tmp = np.empty_like(acc)
+    for kk, (phase, shift) in enumerate(grid.offsets):
+        xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
+        if kk == 0:
+            np.matmul(w_k[kk], xv, out=acc)
+        else:
+            np.matmul(w_k[kk], xv, out=tmp)
+            acc += tmp
+    return acc.reshape(groups * cyg, grid.cols)
+
+
+def convolution_backward(
+    grad_output: np.ndarray,
+    input: np.ndarray,
+    weight: np.ndarray,
+    bias_sizes: Sequence[int] | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int] | None,
+    groups: int,
+    output_mask: Sequence[bool],
+    cube_math_type: int = 0,
+    *,
+    emulate_precision: bool = False,
+    hf32_drop_bits: int = 12,
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """Return ``(grad_input, grad_weight, grad_bias)`` (``None`` where ``output_mask`` is false).
+
+    See the module docstring for conventions, the readings chosen and the precision model.
+    """
+    for name, arr in (("grad_output", grad_output), ("input", input), ("weight", weight)):
+        check_float(name, arr)
+    ndim = input.ndim
+    if ndim not in (3, 4, 5):
+        raise ValueError(f"input: rank must be 3, 4 or 5 (NCL, NCHW, NCDHW), got {ndim}")
+    if grad_output.ndim != ndim or weight.ndim != ndim:
+        raise ValueError(f"rank mismatch: grad_output {grad_output.ndim}, input {ndim}, weight {weight.ndim}")
+    nsp = ndim - 2
+    stride_t = _per_dim(stride, "stride", nsp, minimum=1)
+    dilation_t = _per_dim(dilation, "dilation", nsp, minimum=1)
+    pad_lo, pad_hi = _padding(padding, nsp)
+    out_pad = _per_dim(output_padding, "output_padding", nsp, minimum=0, allow_empty=True)
+    transposed = bool(transposed)
+    groups = int(groups)
+    if groups < 1:
+        raise ValueError(f"groups must be >= 1, got {groups}")
+    mask = [bool(m) for m in output_mask]
+    if len(mask) != 3:
+        raise ValueError(f"output_mask: expected 3 values, got {len(mask)}")
+    cube_math_type = int(cube_math_type)
+    if cube_math_type not in (0, 1, 2, 3):
+        raise ValueError(f"cube_math_type must be 0..3, got {cube_math_type}")
+    if not transposed and any(out_pad):
+        raise ValueError(f"output_padding must be all 0 when transposed is false, got {list(out_pad)}")
+
+    n, c_in, *in_size = input.shape
+    n_go, c_out, *go_size = grad_output.shape
+    kernel = tuple(weight.shape[2:])
+    if n_go != n:
+        raise ValueError(f"grad_output batch {n_go} != input batch {n}")
+    if any(k < 1 for k in kernel):
+        raise ValueError(f"weight: kernel sizes must be >= 1, got {kernel}")
+    # (x side, y side) of the underlying ordinary convolution; weight is [Cy, Cx/groups, *k] in both modes.
+    cy, cx = (c_in, c_out) if transposed else (c_out, c_in)
+    if weight.shape[0] != cy or cx != groups * weight.shape[1] or cy % groups:
+        raise ValueError(
+            f"channels: weight {tuple(weight.shape)}, input C {c_in}, grad_output C {c_out}, groups {groups}, "
+            f"transposed {transposed} are inconsistent"
+        )
+    eff = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel)]
+    if transposed:
+        expected = [
+            (i - 1) * s - lo - hi + e + op
+            for i, s, lo, hi, e, op in zip(in_size, stride_t, pad_lo, pad_hi, eff, out_pad)
+        ]
+    else:
+        if any(i + lo + hi < e for i, lo, hi, e in zip(in_size, pad_lo, pad_hi, eff)):
+            raise ValueError("padded input is smaller than the dilated kernel")
+        expected = [
+            (i + lo + hi - e) // s + 1 for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t)
+        ]
+    if list(go_size) != expected:
+        raise ValueError(f"grad_output spatial size {tuple(go_size)} != expected {tuple(expected)}")
+    if bias_sizes is not None:
+        bias_list = _int_list(bias_sizes, "bias_sizes")
+        if bias_list and bias_list != [c_out]:
+            raise ValueError(f"bias_sizes {bias_list} != [{c_out}]")
+
+    gy = to_compute(grad_output)
+    x = to_compute(input)
+    w = to_compute(weight)
+    if emulate_precision:
+        dtypes = {np.dtype(a.dtype) for a in (grad_output, input, weight)}
+        promoted = dtypes.pop() if len(dtypes) == 1 else _F32
+        if cube_math_type in (1, 3) and promoted == _F32:
+            gy, x, w = (round_hf32(a, hf32_drop_bits) for a in (gy, x, w))
+        elif cube_math_type == 2 and promoted != _F16:
+            gy, x, w = (_round_fp16(a) for a in (gy, x, w))
+
+    x_side, y_side = (gy, x) if transposed else (x, gy)
+    x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
+    grid = _Grid(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
+    cxg, cyg = cx // groups, cy // groups
+    need_gi, need_gw, need_gb = mask
+
+    # Weight per kernel offset: [K, groups, Cy/g, Cx/g], contiguous for BLAS.
+    w_k = None
+    if need_gi:
+        w_k = np.ascontiguousarray(w.reshape(groups, cyg, cxg, math.prod(kernel)).transpose(3, 0, 1, 2))
+    xbuf = grid.x_to_phases(x_side) if (need_gw or (need_gi and transposed)) else None
+    ygrid = grid.y_to_grid(y_side) if (need_gw or (need_gi and not transposed)) else None
+
+    grad_input = grad_weight = grad_bias = None
+    if need_gi:
+        if transposed:
+            grad_input = grid.grid_to_y(_conv_into_y(grid, xbuf, w_k, groups), np.dtype(input.dtype))
+        else:
+            gxbuf = _conv_transpose_into_x(grid, ygrid, w_k, cx, groups)
+            grad_input = grid.phases_to_x(gxbuf, np.dtype(input.dtype))
+            del gxbuf
+    if need_gw:
+        grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
+    if need_gb:
+        grad_bias = from_compute(
+            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2).sum(axis=0), np.dtype(grad_output.dtype)
+        )
+    return grad_input, grad_weight, grad_bias

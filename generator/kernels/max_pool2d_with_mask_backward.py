@@ -1,0 +1,311 @@
+"""NumPy reference kernels for ``aclnnMaxPool2dWithMaskBackward``, its forward and the INT8 mask codecs.
+
+Conventions (facts 5.1)
+-----------------------
+* ``self`` is 4-D ``(N, C, H, W)`` or 3-D ``(C, H, W)`` (treated as ``N = 1``); ``grad_output`` is the pooled
+  ``(N, C, Ho, Wo)`` (``(C, Ho, Wo)``).  ``kernel_size``/``padding``/``dilation`` have 1 or 2 values, ``stride``
+  0, 1 or 2 (empty = ``kernel_size``); ``0 <= padding <= kernel_size // 2`` and ``dilation == 1`` (the op's
+  checks; violations raise ``ValueError``).  Pooled sizes follow ``pool_out_size`` (incl. the ceil rule).
+* Semantics: ``grad_input[n, c, h, w] = sum of grad_output[n, c, ho, wo]`` over the outputs whose window
+  maximum (first maximum in row-major window order, padding never wins) is ``(h, w)``.  Sums are formed in
+  float32/float64 and rounded once to the dtype of ``self`` (the ATK golden runs PyTorch in float32).
+* The INT8 ``indices`` mask has the declared shape ``[N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32]`` (3-D: no ``N``), but
+  its BYTE LAYOUT depends on the product (``mask_layout``):
+
+  - ``"a2_int32"`` (products ``"910b"``/``"910_93"``, kernel != 1x1): the first ``N*C*Ho*Wo*4`` bytes are
+    little-endian int32 argmax values ordered ``(n, c, ho, wo)``, each the flat ``h*W + w`` inside the
+    UNPADDED plane; the rest is zero (ATK encoder: int32, zero-pad to the mask size, view as int8).
+  - ``"v1_bitmask"`` (product ``"910"`` with any kernel, A2/A3 with a 1x1 kernel): uint16 little-endian words
+    ``M[n][c1][k][q]`` packed from byte 0, ``c1 < ceil(C/16)``, ``k = i*kW + j``,
+    ``q < Q = (ceil(Ho*Wo/16)+1)*16``; bit ``b`` of ``M[n][c1][k][ho*Wo+wo]`` is set iff channel ``16*c1+b``
+    takes its maximum at window cell ``(ho*sH - pH + i, wo*sW - pW + j)``.
+
+* The kernels read ``indices`` as a raw C-order byte buffer (the device reinterprets the storage from its
+  base address); its declared shape is not checked (the op computes the comparison and ignores it), only
+  that it holds at least the bytes the layout needs.
+
+Readings chosen where the facts are unsure (all [inferred] in the facts, not verified on hardware)
+------------------------------------------------------------------------------------------------
+* Bit numbering of Layout B: bit ``b`` = C0 lane ``b``, LSB first, words little-endian (the facts' reading of
+  TIK ``vcmpv_eq``).
+* Several bits set for one ``(n, c, ho, wo)`` (impossible in a device-written mask): the backward adds the
+  gradient to EVERY flagged cell, because the device kernel multiplies each window cell's gradient by its
+  own mask bit independently; ``decode_mask`` reports the first flagged cell.  Flagged cells that fall in
+  the padding are dropped (backward) / reported as -1 (decode).  No bit set -> gradient dropped, -1.
+* Forward mask details reproduced from the facts: words for ``q`` in ``[Ho*Wo, Q)`` (tail and the "+1"
+  block) are 0; channel lanes ``b >= C - 16*c1`` of the last ``c1`` block belong to the zero channels that
+  the NCHW -> NC1HWC0 transfer pads in, so their bit is set at the first in-bounds window cell (all values
+  0 -> first maximum); with a 1x1 kernel EVERY word of the used region is 0xFFFF (including tail, "+1"
+  block and pad lanes).  Bytes beyond the used ``N*ceil(C/16)*kH*kW*Q*2`` are 0.
+* On product ``"910"`` FLOAT (float32) inputs are compared as float16-rounded values (documented precision
+  loss); the forward ``out`` is then the float16-rounded maximum returned as float32.  The backward still
+  accumulates in float32 (the golden does), i.e. the device's float16 rounding of ``grad_output`` on 910 is
+  not emulated.  BFLOAT16 on 910 is rejected by the op's dtype check, not by this kernel.
+* NaN inputs are excluded by the doc; the forward follows PyTorch (a NaN replaces the running maximum).
+* Layout A argmax values outside ``[0, H*W)`` (e.g. the seed sample decoded as int32: -1) raise
+  ``ValueError``; the device behaviour is undefined.
+
+Implementation: Layout A scatters with a blocked ``np.bincount`` (shared with the 3-D kernel); Layout B
+loops over the ``kH*kW`` window cells, expands the 16 bit lanes with shifts and adds ``grad_output`` into a
+strided view of a padded float32 buffer (one cell per output per pass, so no collisions within a pass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import check_float, from_compute, normalize_pair, to_compute
+from generator.kernels.max_pool3d_with_argmax_backward import (
+    check_pool_params,
+    pooled_shape,
+    scatter_add_planes,
+    window_argmax,
+)
+
+__all__ = [
+    "decode_mask",
+    "encode_mask",
+    "mask_layout",
+    "mask_shape",
+    "max_pool2d_with_mask",
+    "max_pool2d_with_mask_backward",
+]
+
+LAYOUT_A2 = "a2_int32"
+LAYOUT_V1 = "v1_bitmask"
+_C0 = 16
+_A2_PRODUCTS = {"910b", "910_93", "a2", "a3", "ascend910b", "ascend910_93"}
+_V1_PRODUCTS = {"910", "ascend910"}
+_LANES = np.arange(_C0, dtype=np.uint16)
+
+
+def mask_layout(product, kernel_size) -> str:
+    """``"a2_int32"`` for A2/A3 with a kernel other than 1x1, ``"v1_bitmask"`` for 910 or a 1x1 kernel."""
+    key = str(product).strip().lower()
+    kh, kw = normalize_pair(kernel_size, "kernel_size")
+    if key in _V1_PRODUCTS:
+        return LAYOUT_V1
+    if key in _A2_PRODUCTS:
+        return LAYOUT_V1 if (kh, kw) == (1, 1) else LAYOUT_A2
+    raise ValueError(f"aclnnMaxPool2dWithMaskBackward is not supported on product {product!r}")
+
+
+def _params(kernel_size, stride, padding, dilation=(1,)):
+    kernel = normalize_pair(kernel_size, "kernel_size")
+    stride_ = normalize_pair(stride, "stride", default=kernel)
+    pad = normalize_pair(padding, "padding")
+    dil = normalize_pair(dilation, "dilation")
+    check_pool_params(kernel, stride_, pad, dil)
+    if dil != (1, 1):
+        raise ValueError(f"dilation must be 1, got {dil}")
+    return kernel, stride_, pad
+
+
+def _geometry(self_shape, kernel, stride, pad, ceil_mode):
+    """-> (N, C, H, W, Ho, Wo, lead) where ``lead`` is the batch/channel prefix of the caller's rank."""
+    self_shape = tuple(int(v) for v in self_shape)
+    if len(self_shape) == 4:
+        n, c, h, w = self_shape
+    elif len(self_shape) == 3:
+        (c, h, w), n = self_shape, 1
+    else:
+        raise ValueError(f"self must be 3-D (C,H,W) or 4-D (N,C,H,W), got shape {self_shape}")
+    if c <= 0 or h <= 0 or w <= 0:
+        raise ValueError(f"C, H and W of self must be non-zero, got {self_shape}")
+    ho, wo = pooled_shape((h, w), kernel, stride, pad, (1, 1), ceil_mode)
+    return n, c, h, w, ho, wo, self_shape[:-2]
+
+
+def _words_per_row(ho: int, wo: int) -> int:
+    return (-(-ho * wo // _C0) + 1) * _C0
+
+
+def mask_shape(self_shape, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:
+    """Declared INT8 mask shape ``[N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32]`` (3-D self: without ``N``)."""
+    kernel = normalize_pair(kernel_size, "kernel_size")
+    stride_ = normalize_pair(stride, "stride", default=kernel)
+    pad = normalize_pair(padding, "padding")
+    dil = normalize_pair(dilation, "dilation")
+    check_pool_params(kernel, stride_, pad, dil)
+    self_shape = tuple(int(v) for v in self_shape)
+    if len(self_shape) not in (3, 4):
+        raise ValueError(f"self must be 3-D or 4-D, got shape {self_shape}")
+    ho, wo = pooled_shape(self_shape[-2:], kernel, stride_, pad, dil, ceil_mode)
+    return self_shape[:-2] + (kernel[0] * kernel[1], _words_per_row(ho, wo) * 2)
+
+
+def _window_cell(k, kernel, stride, pad, ho, wo, h, w):
+    """Flat target ``h*W + w`` of window cell ``k`` for every output (``(Ho, Wo)`` int64) and its validity."""
+    i, j = divmod(k, kernel[1])
+    rows = np.arange(ho, dtype=np.int64) * stride[0] - pad[0] + i
+    cols = np.arange(wo, dtype=np.int64) * stride[1] - pad[1] + j
+    valid = ((rows >= 0) & (rows < h))[:, None] & ((cols >= 0) & (cols < w))[None, :]
+    return rows[:, None] * w + cols[None, :], valid
+
+
+def _first_inbounds_cell(kernel, stride, pad, ho, wo, h, w) -> np.ndarray:
+    """Window cell index ``k`` of the first in-bounds element of every window, ``(Ho, Wo)`` int64."""
+    first = np.full((ho, wo), -1, dtype=np.int64)
+    for k in range(kernel[0] * kernel[1] - 1, -1, -1):
+        _, valid = _window_cell(k, kernel, stride, pad, ho, wo, h, w)
+        first[valid] = k
+    return first
+
+
+def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
+    mask = np.asarray(mask)
+    if mask.dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
+        raise TypeError(f"indices must be an INT8 mask, got dtype {mask.dtype}")
+    raw = np.ascontiguousarray(mask).reshape(-1).view(np.uint8)
+    if raw.size < needed:
+        raise ValueError(f"indices holds {raw.size} bytes, the mask layout needs {needed}")
+    return raw
+
+
+def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
+    """Build the INT8 mask (declared ``mask_shape``) from flat ``h*W + w`` argmax values.
+
+    ``argmax`` has the pooled shape ``(N, C, Ho, Wo)`` (``(C, Ho, Wo)`` for a 3-D ``self``).  For
+    ``"v1_bitmask"`` every value must be a cell of its window (or -1 for "no bit").
+    """
+    kernel, stride_, pad = _params(kernel_size, stride, padding)
+    n, c, h, w, ho, wo, lead = _geometry(self_shape, kernel, stride_, pad, ceil_mode)
+    argmax = np.asarray(argmax)
+    if argmax.shape != lead + (ho, wo):
+        raise ValueError(f"argmax shape {argmax.shape} != pooled shape {lead + (ho, wo)}")
+    shape = mask_shape(self_shape, kernel, stride_, pad, (1, 1), ceil_mode)
+    total = int(np.prod(shape))
+    if layout == LAYOUT_A2:
+        words = np.zeros(total // 4, dtype="<i4")
+        words[: argmax.size] = argmax.reshape(-1)
+        return words.view(np.int8).reshape(shape)
+    if layout != LAYOUT_V1:
+        raise ValueError(f"unknown mask layout {layout!r}")
+    kk = kernel[0] * kernel[1]
+    c1 = -(-c // _C0)
+    q = _words_per_row(ho, wo)
+    used = n * c1 * kk * q
+    buf = np.zeros(total // 2, dtype="<u2")
+    words = buf[:used].reshape(n, c1, kk, q)
+    if kk == 1:
+        words[...] = 0xFFFF
+        return buf.view(np.int8).reshape(shape)
+    am = argmax.reshape(n, c, ho, wo).astype(np.int64, copy=False)
+    # Window cell of every argmax; -1 = no bit.  Values outside their window are rejected.
+    cell = np.full((n, c1 * _C0, ho, wo), -1, dtype=np.int64)
+    cell[:, c:] = _first_inbounds_cell(kernel, stride_, pad, ho, wo, h, w)  # zero-padded channel lanes
+    hit = np.zeros((n, c, ho, wo), dtype=bool)
+    for k in range(kk):
+        target, valid = _window_cell(k, kernel, stride_, pad, ho, wo, h, w)
+        sel = (am == target) & valid
+        cell[:, :c][sel] = k
+        hit |= sel
+    if not np.all(hit | (am == -1)):
+        raise ValueError("argmax values must be -1 or an in-bounds cell of their window for v1_bitmask")
+    weights = (np.uint16(1) << _LANES)[:, None, None]
+    cell = cell.reshape(n, c1, _C0, ho, wo)
+    for k in range(kk):
+        bits = (cell == k).astype(np.uint16) * weights  # (n, c1, 16, ho, wo)
+        words[:, :, k, : ho * wo] = np.bitwise_or.reduce(bits, axis=2).reshape(n, c1, ho * wo)
+    return buf.view(np.int8).reshape(shape)
+
+
+def _v1_words(mask, n, c, kk, ho, wo) -> np.ndarray:
+    c1 = -(-c // _C0)
+    q = _words_per_row(ho, wo)
+    raw = _raw_bytes(mask, n * c1 * kk * q * 2)
+    return raw[: n * c1 * kk * q * 2].view("<u2").reshape(n, c1, kk, q)
+
+
+def _v1_bits(words, k, c, ho, wo) -> np.ndarray:
+    """Bit plane of window cell ``k``: bool ``(N, C, Ho, Wo)``."""
+    n, c1 = words.shape[:2]
+    w = words[:, :, k, : ho * wo]
+    bits = (w[:, :, None, :] >> _LANES[None, None, :, None]) & np.uint16(1)
+    return bits.reshape(n, c1 * _C0, ho, wo)[:, :c].astype(bool)
+
+
+def decode_mask(mask, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
+    """Argmax as flat ``h*W + w`` int64 with the pooled shape (``(N,C,Ho,Wo)``, or ``(C,Ho,Wo)`` for 3-D self).
+
+    ``"a2_int32"`` returns the stored values unchecked; ``"v1_bitmask"`` returns the first flagged in-bounds
+    window cell, or -1 when no bit is set (or only padding cells are flagged).
+    """
+    kernel, stride_, pad = _params(kernel_size, stride, padding)
+    n, c, h, w, ho, wo, lead = _geometry(self_shape, kernel, stride_, pad, ceil_mode)
+    if layout == LAYOUT_A2:
+        count = n * c * ho * wo
+        raw = _raw_bytes(mask, count * 4)
+        return raw[: count * 4].view("<i4").astype(np.int64).reshape(lead + (ho, wo))
+    if layout != LAYOUT_V1:
+        raise ValueError(f"unknown mask layout {layout!r}")
+    kk = kernel[0] * kernel[1]
+    words = _v1_words(mask, n, c, kk, ho, wo)
+    out = np.full((n, c, ho, wo), -1, dtype=np.int64)
+    for k in range(kk - 1, -1, -1):  # reverse so that the first flagged cell wins
+        target, valid = _window_cell(k, kernel, stride_, pad, ho, wo, h, w)
+        sel = _v1_bits(words, k, c, ho, wo) & valid
+        np.copyto(out, target, where=sel)
+    return out.reshape(lead + (ho, wo))
+
+
+def max_pool2d_with_mask(self, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b"):
+    """Forward ``aclnnMaxPool2dWithMask`` -> ``(out, mask int8)`` with the product's mask layout."""
+    self = np.asarray(self)
+    check_float("self", self)
+    layout = mask_layout(product, kernel_size)
+    kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
+    n, c, h, w, ho, wo, lead = _geometry(self.shape, kernel, stride_, pad, ceil_mode)
+    x = to_compute(self)
+    if str(product).strip().lower() in _V1_PRODUCTS and self.dtype == np.float32:
+        x = x.astype(np.float16).astype(np.float32)  # 910 compares FLOAT inputs as FLOAT16
+    if n == 0:
+        out = np.zeros(lead + (ho, wo), dtype=self.dtype)
+        argmax = np.zeros(lead + (ho, wo), dtype=np.int64)
+    else:
+        values, argmax = window_argmax(
+            x.reshape(n * c, 1, h, w), (1,) + kernel, (1,) + stride_, (0,) + pad, (1, 1, 1), (1, ho, wo)
+        )
+        out = from_compute(values.reshape(lead + (ho, wo)), self.dtype)
+        argmax = argmax.reshape(lead + (ho, wo))
+    return out, encode_mask(argmax, self.shape, kernel, stride_, pad, ceil_mode, layout=layout)
+
+
+def max_pool2d_with_mask_backward(
+    grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b"
+) -> np.ndarray:
+    """Route ``grad_output`` through the product-specific INT8 mask; returns an array like ``self``."""
+    grad_output = np.asarray(grad_output)
+    self = np.asarray(self)
+    check_float("self", self)
+    check_float("grad_output", grad_output)
+    if grad_output.dtype != self.dtype:
+        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
+    layout = mask_layout(product, kernel_size)
+    kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
+    n, c, h, w, ho, wo, lead = _geometry(self.shape, kernel, stride_, pad, ceil_mode)
+    if grad_output.shape != lead + (ho, wo):
+        raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {lead + (ho, wo)}")
+    if n == 0:
+        return np.zeros(self.shape, dtype=self.dtype)
+    g = to_compute(grad_output).reshape(n, c, ho, wo)
+    if layout == LAYOUT_A2:
+        argmax = decode_mask(indices, self.shape, kernel, stride_, pad, ceil_mode, layout=layout)
+        grad_input = scatter_add_planes(g.reshape(n * c, -1), argmax.reshape(n * c, -1), h * w)
+        return from_compute(grad_input.reshape(self.shape), self.dtype)
+    kk = kernel[0] * kernel[1]
+    words = _v1_words(indices, n, c, kk, ho, wo)
+    # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
+    hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]
+    wp = max(w + pad[1], (wo - 1) * stride_[1] + kernel[1]) + pad[1]
+    acc = np.zeros((n, c, hp, wp), dtype=np.float32)
+    contrib = np.empty((n, c, ho, wo), dtype=np.float32)
+    for k in range(kk):
+        i, j = divmod(k, kernel[1])
+        contrib.fill(0)
+        np.copyto(contrib, g, where=_v1_bits(words, k, c, ho, wo))  # not g*bit: inf/NaN must not leak
+        acc[:, :, i : i + (ho - 1) * stride_[0] + 1 : stride_[0], j : j + (wo - 1) * stride_[1] + 1 : stride_[1]] += (
+            contrib
+        )
+    grad_input = acc[:, :, pad[0] : pad[0] + h, pad[1] : pad[1] + w]  # cells in the padding are dropped
+    return from_compute(np.ascontiguousarray(grad_input).reshape(self.shape), self.dtype)

@@ -1,0 +1,540 @@
+"""Load spec files into the model and cross-check them, reporting every problem with a position.
+
+``load_project(specs_dir)`` returns a :class:`Project` (catalogues + operator specs, each op with
+its parsed rule expressions) or raises :class:`SpecError` listing every diagnostic of every file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from generator import expr as ex
+from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
+from generator.model import (
+    TENSOR_CTYPES,
+    DtypeCatalog,
+    FormatCatalog,
+    OpSpec,
+    Param,
+    ProductCatalog,
+    StatusCatalog,
+)
+from generator.yamlio import Located, YamlSyntaxError, load_yaml
+
+CATALOG_FILES = {
+    "products": ("products.yaml", ProductCatalog),
+    "dtypes": ("dtypes.yaml", DtypeCatalog),
+    "formats": ("formats.yaml", FormatCatalog),
+    "status_codes": ("status_codes.yaml", StatusCatalog),
+}
+SCHEMA_COMMENT = "# yaml-language-server: $schema="
+
+
+@dataclass
+class Catalog:
+    """The shared catalogues, with lookups by every accepted spelling."""
+
+    products: ProductCatalog
+    dtypes: DtypeCatalog
+    formats: FormatCatalog
+    status_codes: StatusCatalog
+
+    @cached_property
+    def product_tags(self) -> list[str]:
+        return [p.tag for p in self.products.products]
+
+    @cached_property
+    def dtype_names(self) -> frozenset[str]:
+        return frozenset(d.name for d in self.dtypes.dtypes)
+
+    @cached_property
+    def format_names(self) -> frozenset[str]:
+        return frozenset(f.name for f in self.formats.formats)
+
+    @cached_property
+    def status_by_name(self) -> dict[str, int]:
+        return {s.name: s.value for s in self.status_codes.status_codes}
+
+    @cached_property
+    def status_by_value(self) -> dict[int, str]:
+        return {s.value: s.name for s in self.status_codes.status_codes}
+
+    def status(self, ref: int | str) -> tuple[int, str]:
+        """(value, name) for a status reference given by value or name (must be known)."""
+        if isinstance(ref, int):
+            return ref, self.status_by_value[ref]
+        return self.status_by_name[ref], ref
+
+    def dtype(self, name: str):
+        return next(d for d in self.dtypes.dtypes if d.name == name)
+
+    def format(self, name: str):
+        return next(f for f in self.formats.formats if f.name == name)
+
+    def product(self, tag: str):
+        return next(p for p in self.products.products if p.tag == tag)
+
+
+@dataclass
+class OpInfo:
+    """An operator spec plus what the loader derived from it (parsed expressions, origin)."""
+
+    spec: OpSpec
+    path: Path
+    exprs: dict[tuple, ex.Node] = field(default_factory=dict)  # (field path) -> parsed node
+    located: Located | None = None
+
+
+@dataclass
+class Project:
+    root: Path
+    catalog: Catalog
+    ops: list[OpInfo]
+
+    def op(self, name: str) -> OpInfo:
+        for info in self.ops:
+            if name in (info.spec.name, info.spec.op, info.spec.snake):
+                return info
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _pydantic_diagnostics(exc: ValidationError, located: Located, file: str) -> list[Diagnostic]:
+    diags = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        # Drop pydantic's union-branch markers (e.g. 'ExampleTensor', 'list[int]') from the path.
+        path = tuple(p for p in loc if isinstance(p, int) or p in _field_names(located, loc))
+        line, col = located.locate(path)
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            parent = _parent_fields(path)
+            message = f"unknown key '{path[-1]}'{did_you_mean(path[-1], parent)}" if path else message
+        elif err["type"] == "missing":
+            message = f"missing required key '{path[-1]}'" if path else message
+        elif err["type"] == "literal_error":
+            got = _value_at(located.data, path)
+            message = f"{message}, got {got!r}"
+            allowed = err.get("ctx", {}).get("expected", "")
+            choices = [c.strip(" '") for c in allowed.replace(" or ", ",").split(",")]
+            message += did_you_mean(got, choices)
+        message = message.replace("Value error, ", "")
+        diags.append(Diagnostic(file, line, col, _dotted(path), message))
+    return _dedupe_union(diags)
+
+
+def _dedupe_union(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """A union field produces one error per branch; keep the first per location."""
+    seen, result = set(), []
+    for d in diags:
+        key = (d.line, d.col, d.path)
+        if key not in seen:
+            seen.add(key)
+            result.append(d)
+    return result
+
+
+_KNOWN_FIELDS: dict[str, set[str]] = {}
+
+
+def _all_field_names() -> set[str]:
+    if not _KNOWN_FIELDS:
+        from generator import model
+
+        names: set[str] = set()
+        for obj in vars(model).values():
+            if isinstance(obj, type) and hasattr(obj, "model_fields"):
+                names |= set(obj.model_fields)
+        _KNOWN_FIELDS["all"] = names
+    return _KNOWN_FIELDS["all"]
+
+
+def _field_names(located: Located, loc: tuple) -> set[str]:
+    names = set(_all_field_names())
+    data = located.data
+    for part in loc:  # keys that exist in the data (e.g. example input names) are real path parts
+        if isinstance(data, dict):
+            names |= set(data)
+            data = data.get(part) if part in data else None
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            data = None
+    return names
+
+
+def _parent_fields(path: tuple) -> list[str]:
+    from generator import model
+
+    candidates = {
+        "": model.OpSpec,
+        "params": model.Param,
+        "checks": model.Check,
+        "tensor": model.TensorSpec,
+        "example": model.Example,
+        "doc_issues": model.DocIssue,
+    }
+    for part in reversed(path[:-1]):
+        if isinstance(part, str) and part in candidates:
+            return list(candidates[part].model_fields)
+    if len(path) == 1:
+        return list(model.OpSpec.model_fields)
+    return sorted(_all_field_names())
+
+
+def _value_at(data, path):
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _dotted(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _read(path: Path, file: str) -> Located:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError([Diagnostic(file, 1, 1, "", f"file is not valid UTF-8 ({exc.reason})")]) from None
+    except OSError as exc:
+        raise SpecError([Diagnostic(file, 0, 0, "", f"cannot read file: {exc.strerror}")]) from None
+    try:
+        located = load_yaml(text)
+    except YamlSyntaxError as exc:
+        raise SpecError([Diagnostic(file, exc.line, exc.col, "", exc.message)]) from None
+    if not isinstance(located.data, dict):
+        raise SpecError([Diagnostic(file, 1, 1, "", "the document must be a mapping of keys to values")])
+    return located
+
+
+def load_catalog(specs_dir: Path) -> Catalog:
+    parts, diags = {}, []
+    for key, (filename, model_cls) in CATALOG_FILES.items():
+        path = specs_dir / "catalog" / filename
+        file = display_path(path)
+        if not path.is_file():
+            diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
+            continue
+        try:
+            located = _read(path, file)
+            parts[key] = model_cls.model_validate(located.data)
+        except SpecError as exc:
+            diags += exc.diagnostics
+        except ValidationError as exc:
+            diags += _pydantic_diagnostics(exc, located, file)
+    if diags:
+        raise SpecError(diags)
+    catalog = Catalog(**parts)
+    diags += _check_catalog_unique(catalog, specs_dir)
+    if diags:
+        raise SpecError(diags)
+    return catalog
+
+
+def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]:
+    diags = []
+    for key, items, attr in (
+        ("products", catalog.products.products, "tag"),
+        ("dtypes", catalog.dtypes.dtypes, "name"),
+        ("formats", catalog.formats.formats, "name"),
+        ("status_codes", catalog.status_codes.status_codes, "name"),
+    ):
+        seen = set()
+        for i, item in enumerate(items):
+            value = getattr(item, attr)
+            if value in seen:
+                file = display_path(specs_dir / "catalog" / CATALOG_FILES[key][0])
+                diags.append(Diagnostic(file, 0, 0, f"{key}[{i}].{attr}", f"duplicate {attr} '{value}'"))
+            seen.add(value)
+    return diags
+
+
+def load_op(path: Path, catalog: Catalog) -> OpInfo:
+    """Load and cross-check one operator spec; raise SpecError with every problem found."""
+    file = display_path(path)
+    located = _read(path, file)
+    try:
+        spec = OpSpec.model_validate(located.data)
+    except ValidationError as exc:
+        raise SpecError(_pydantic_diagnostics(exc, located, file)) from None
+    info = OpInfo(spec, path, located=located)
+    checker = _CrossChecker(info, catalog, located, file)
+    checker.run()
+    if checker.diags:
+        raise SpecError(checker.diags)
+    return info
+
+
+def spec_files(specs_dir: Path) -> list[Path]:
+    """Operator spec files: every ``*.yaml`` under ``specs_dir`` except the catalogue folder."""
+    return sorted(p for p in specs_dir.rglob("*.yaml") if "catalog" not in p.relative_to(specs_dir).parts)
+
+
+def load_project(specs_dir: Path, files: list[Path] | None = None) -> Project:
+    catalog = load_catalog(specs_dir)
+    diags: list[Diagnostic] = []
+    ops: list[OpInfo] = []
+    for path in files if files is not None else spec_files(specs_dir):
+        try:
+            ops.append(load_op(path, catalog))
+        except SpecError as exc:
+            diags += exc.diagnostics
+    diags += _check_unique_ops(ops)
+    if diags:
+        raise SpecError(diags)
+    return Project(specs_dir, catalog, sorted(ops, key=lambda o: o.spec.name))
+
+
+def _check_unique_ops(ops: list[OpInfo]) -> list[Diagnostic]:
+    diags, seen = [], {}
+    for info in ops:
+        for attr in ("name", "snake"):
+            value = getattr(info.spec, attr)
+            if (attr, value) in seen:
+                line, col = info.located.locate((attr,))
+                other = display_path(seen[(attr, value)])
+                diags.append(Diagnostic(display_path(info.path), line, col, attr, f"'{value}' is already used by {other}"))
+            seen[(attr, value)] = info.path
+    return diags
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def expr_type(param: Param) -> str:
+    """The expression-language type of a parameter."""
+    if param.ctype in TENSOR_CTYPES:
+        return ex.TENSOR
+    return {
+        "const aclScalar*": ex.SCALAR,
+        "const aclIntArray*": ex.INTS,
+        "const aclBoolArray*": ex.BOOLS,
+        "const aclFloatArray*": ex.FLOATS,
+        "bool": ex.BOOL,
+        "double": ex.FLOAT,
+        "float": ex.FLOAT,
+    }.get(param.ctype, ex.INT)
+
+
+class _CrossChecker:
+    def __init__(self, info: OpInfo, catalog: Catalog, located: Located, file: str):
+        self.info, self.spec, self.catalog = info, info.spec, catalog
+        self.located, self.file = located, file
+        self.diags: list[Diagnostic] = []
+        self.params = {p.name: p for p in self.spec.params}
+        self.scope = ex.Scope(
+            {p.name: expr_type(p) for p in self.spec.params}, catalog.dtype_names, catalog.format_names
+        )
+
+    def error(self, path: tuple, message: str, col_offset: int | None = None) -> None:
+        line, col = self.located.locate(path)
+        if col_offset is not None:
+            value = _value_at(self.located.data, path)
+            # Point inside a one-line scalar value: after 'key: ' on the same line.
+            key_len = len(str(path[-1])) + 2 if isinstance(path[-1], str) else 2
+            if isinstance(value, str):
+                col = col + key_len + col_offset
+        self.diags.append(Diagnostic(self.file, line, col, _dotted(path), message))
+
+    def run(self) -> None:
+        self._check_header()
+        self._check_names()
+        for i, tag in enumerate(self.spec.products):
+            self._product(("products", i), tag)
+        for i, p in enumerate(self.spec.params):
+            self._param(("params", i), p)
+        for i, d in enumerate(self.spec.defaults):
+            self._param_ref(("defaults", i, "param"), d.param)
+            self._expr(("defaults", i, "when"), d.when, ex.BOOL)
+            self._expr(("defaults", i, "value"), d.value, None)
+        seen_ids = set()
+        for i, c in enumerate(self.spec.checks):
+            if c.id in seen_ids:
+                self.error(("checks", i, "id"), f"duplicate check id '{c.id}'")
+            seen_ids.add(c.id)
+            self._check(("checks", i), c)
+        for i, c in enumerate(self.spec.constraints):
+            for j, tag in enumerate(c.products or []):
+                self._product(("constraints", i, "products", j), tag)
+        self._example()
+
+    def _check_header(self) -> None:
+        text = self.info.path.read_text(encoding="utf-8")
+        if not text.startswith(SCHEMA_COMMENT):
+            self.error((), f"the file must start with '{SCHEMA_COMMENT}...' so editors can check it")
+
+    def _check_names(self) -> None:
+        from generator.model import snake_case
+
+        expected_snake = snake_case(self.spec.op)
+        if self.spec.snake != expected_snake:
+            self.error(("snake",), f"snake name of {self.spec.name} should be '{expected_snake}'")
+        if self.info.path.stem != self.spec.snake:
+            self.error(("snake",), f"file name '{self.info.path.name}' should be '{self.spec.snake}.yaml'")
+
+    def _product(self, path: tuple, tag: str) -> None:
+        if tag not in self.catalog.product_tags:
+            self.error(path, f"unknown product '{tag}'{did_you_mean(tag, self.catalog.product_tags)}")
+
+    def _dtype(self, path: tuple, name: str) -> None:
+        if name not in self.catalog.dtype_names:
+            self.error(path, f"unknown dtype '{name}'{did_you_mean(name, self.catalog.dtype_names)}")
+
+    def _format(self, path: tuple, name: str) -> None:
+        if name not in self.catalog.format_names:
+            self.error(path, f"unknown format '{name}'{did_you_mean(name, self.catalog.format_names)}")
+
+    def _status(self, path: tuple, ref) -> None:
+        if isinstance(ref, int) and ref not in self.catalog.status_by_value:
+            self.error(path, f"unknown status code {ref}")
+        elif isinstance(ref, str) and ref not in self.catalog.status_by_name:
+            self.error(path, f"unknown status code '{ref}'{did_you_mean(ref, self.catalog.status_by_name)}")
+
+    def _param_ref(self, path: tuple, name: str) -> Param | None:
+        if name not in self.params:
+            self.error(path, f"unknown parameter '{name}'{did_you_mean(name, self.params)}")
+            return None
+        return self.params[name]
+
+    def _expr(self, path: tuple, text: str, expect: str | None) -> ex.Node | None:
+        try:
+            node = ex.parse(text, self.scope, expect)
+        except ex.ExprError as exc:
+            self.error(path, f"in expression: {exc.message}", col_offset=exc.col)
+            return None
+        self.info.exprs[path] = node
+        return node
+
+    def _param(self, path: tuple, p: Param) -> None:
+        if p.tensor:
+            covered: set[str] = set()
+            for i, rule in enumerate(p.tensor.dtypes):
+                tags = self.spec.products if rule.products == "all" else rule.products
+                if rule.products != "all":
+                    for j, tag in enumerate(rule.products):
+                        self._product(path + ("tensor", "dtypes", i, "products", j), tag)
+                covered |= set(tags)
+                for j, name in enumerate(rule.dtypes):
+                    self._dtype(path + ("tensor", "dtypes", i, "dtypes", j), name)
+            missing = [t for t in self.spec.products if t not in covered]
+            if missing:
+                self.error(path + ("tensor", "dtypes"), f"no dtypes given for supported product(s) {', '.join(missing)}")
+            for i, name in enumerate(p.tensor.formats):
+                self._format(path + ("tensor", "formats", i), name)
+        if p.scalar:
+            if p.scalar.castable_to:
+                self._dtype(path + ("scalar", "castable_to"), p.scalar.castable_to)
+        if p.infer:
+            self._expr(path + ("infer", "shape"), p.infer.shape, ex.INTS)
+            self._expr(path + ("infer", "dtype"), p.infer.dtype, ex.DTYPE)
+            if p.infer.when:
+                self._expr(path + ("infer", "when"), p.infer.when, ex.BOOL)
+
+    def _check(self, path: tuple, c) -> None:
+        self._status(path + ("code",), c.code)
+        if c.doc_code is not None:
+            self._status(path + ("doc_code",), c.doc_code)
+        for i, tag in enumerate(c.products or []):
+            self._product(path + ("products", i), tag)
+        if c.when:
+            self._expr(path + ("when",), c.when, ex.BOOL)
+        if c.expr is not None:
+            self._expr(path + ("expr",), c.expr, ex.BOOL)
+        for i, name in enumerate(c.dtypes or []):
+            self._dtype(path + ("dtypes", i), name)
+        for i, name in enumerate(c.formats or []):
+            self._format(path + ("formats", i), name)
+        wanted = {
+            "not_null": None,
+            "dtype_supported": "tensor",
+            "dtype_in": "tensor|scalar",
+            "dtype_same": "tensor|scalar",
+            "dtype_castable": "tensor|scalar",
+            "format_supported": "tensor",
+            "format_in": "tensor",
+            "format_same": "tensor",
+            "format_not_private": "tensor",
+            "rank_supported": "tensor",
+            "rank_in": "tensor",
+            "shape_same": "tensor",
+            "length_in": "array",
+        }.get(c.kind)
+        for i, name in enumerate(c.params or []):
+            p = self._param_ref(path + ("params", i), name)
+            if p is None:
+                continue
+            kind = expr_type(p)
+            if c.kind == "not_null" and p.ctype not in TENSOR_CTYPES and "*" not in p.ctype:
+                self.error(path + ("params", i), f"'{name}' is a plain {p.ctype} value and cannot be null")
+            if wanted == "tensor" and kind != ex.TENSOR:
+                self.error(path + ("params", i), f"a '{c.kind}' check applies to tensors; '{name}' is {p.ctype}")
+            if wanted == "tensor|scalar" and kind not in (ex.TENSOR, ex.SCALAR):
+                self.error(path + ("params", i), f"a '{c.kind}' check applies to tensors and scalars; '{name}' is {p.ctype}")
+            if wanted == "array" and kind not in ex.LISTS:
+                self.error(path + ("params", i), f"a '{c.kind}' check applies to arrays; '{name}' is {p.ctype}")
+            if c.kind == "rank_supported" and p.tensor and p.tensor.rank is None:
+                self.error(path + ("params", i), f"'{name}' declares no rank range for 'rank_supported'")
+        if c.kind == "dtype_castable" and c.to is not None:
+            if c.to not in self.params and c.to not in self.catalog.dtype_names:
+                choices = [*self.params, *self.catalog.dtype_names]
+                self.error(path + ("to",), f"'{c.to}' is neither a parameter nor a dtype{did_you_mean(c.to, choices)}")
+
+    def _example(self) -> None:
+        example = self.spec.example
+        base = ("example",)
+        self._product(base + ("product",), example.product)
+        if example.product not in self.spec.products:
+            self.error(base + ("product",), f"the example's product '{example.product}' is not supported by the op")
+        for name, value in example.inputs.items():
+            p = self._param_ref(base + ("inputs", name), name)
+            if p is None:
+                continue
+            self._example_value(base + ("inputs", name), p, value)
+        for p in self.spec.params:
+            if p.role != "output" and p.name not in example.inputs:
+                self.error(base + ("inputs",), f"the example gives no value for input '{p.name}'")
+        for name, value in example.expected.items():
+            p = self._param_ref(base + ("expected", name), name)
+            if p is not None and p.role != "output":
+                self.error(base + ("expected", name), f"'{name}' is not an output")
+            self._dtype(base + ("expected", name, "dtype"), value.dtype)
+
+    def _example_value(self, path: tuple, p: Param, value) -> None:
+        from generator.model import ExampleScalar, ExampleTensor
+
+        kind = expr_type(p)
+        if value is None:
+            if not p.nullable:
+                self.error(path, f"'{p.name}' is not nullable")
+            return
+        if kind == ex.TENSOR:
+            if not isinstance(value, ExampleTensor):
+                self.error(path, f"'{p.name}' is a tensor: give shape, dtype and data")
+                return
+            self._dtype(path + ("dtype",), value.dtype)
+            self._format(path + ("format",), value.format)
+        elif kind == ex.SCALAR:
+            if not isinstance(value, ExampleScalar):
+                self.error(path, f"'{p.name}' is an aclScalar: give value and dtype")
+                return
+            self._dtype(path + ("dtype",), value.dtype)
+        elif kind in ex.LISTS:
+            if not isinstance(value, list):
+                self.error(path, f"'{p.name}' is an array: give a list")
+        elif kind == ex.BOOL and not isinstance(value, bool):
+            self.error(path, f"'{p.name}' is a bool: give true or false")
+        elif kind == ex.INT and (not isinstance(value, int) or isinstance(value, bool)):
+            self.error(path, f"'{p.name}' is an integer: give an int")

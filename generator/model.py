@@ -1,0 +1,449 @@
+"""The typed spec model (pydantic v2, ``extra="forbid"``): catalogues and operator specs.
+
+Files are parsed once into these models; every emitter (validators, bindings, headers, samples,
+docs) reads the models, never the YAML. Cross-references (dtype, product, format and status-code
+names, parameter names inside rules) are checked by :mod:`generator.loader`, which knows the
+catalogues and reports every problem with a file position.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
+SLUG = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+def _tag(value: object) -> object:
+    """Product tags such as 910 or 950 may be written unquoted; keep them as text."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=64)]
+ProductTag = Annotated[str, BeforeValidator(_tag), Field(pattern=r"^[0-9a-z_]+$", max_length=32)]
+DtypeName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
+FormatName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
+StatusRef = Union[Annotated[int, Field(ge=0)], Annotated[str, Field(pattern=r"^ACLNN_[A-Z_]+$")]]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalogues (specs/catalog/*.yaml)
+
+
+class Product(Strict):
+    tag: ProductTag
+    zh: str
+    en: str
+    soc: str
+    arch: str
+    aliases: list[str] = []
+
+
+class Dtype(Strict):
+    name: DtypeName
+    acl: str = Field(pattern=r"^ACL_[A-Z0-9_]+$")
+    value: int
+    bytes: int = Field(ge=0)
+    kind: Literal["float", "int", "uint", "bool", "complex", "float8", "other"]
+    numpy: str | None
+    c_host: str | None
+    aliases: list[str] = []
+
+
+class Format(Strict):
+    name: FormatName
+    acl: str = Field(pattern=r"^ACL_[A-Z0-9_]+$")
+    value: int
+    private: bool
+    rank: int | None
+
+
+class StatusCode(Strict):
+    name: str = Field(pattern=r"^ACLNN_[A-Z_]+$")
+    value: int
+    zh: str
+    en: str
+
+
+class ProductCatalog(Strict):
+    products: list[Product]
+
+
+class DtypeCatalog(Strict):
+    dtypes: list[Dtype]
+
+
+class FormatCatalog(Strict):
+    formats: list[Format]
+
+
+class StatusCatalog(Strict):
+    status_codes: list[StatusCode]
+
+
+# ---------------------------------------------------------------------------------------------
+# Operator specs
+
+
+class Text(Strict):
+    """Prose in both languages. ``en`` may be missing (``opgen lint --strict`` reports it)."""
+
+    zh: str = Field(min_length=1)
+    en: str | None = None
+
+
+TENSOR_CTYPES = ("const aclTensor*", "aclTensor*")
+CTYPES = (
+    "const aclTensor*",
+    "aclTensor*",
+    "const aclScalar*",
+    "const aclIntArray*",
+    "const aclBoolArray*",
+    "const aclFloatArray*",
+    "const aclTensorList*",
+    "bool",
+    "int",
+    "int8_t",
+    "int32_t",
+    "int64_t",
+    "uint64_t",
+    "float",
+    "double",
+    "char*",
+    "const char*",
+)
+CType = Literal[CTYPES]  # type: ignore[valid-type]
+
+
+class DtypeRule(Strict):
+    """Dtypes a parameter accepts on a group of products (``products: all`` = every product)."""
+
+    products: Union[Literal["all"], list[ProductTag]] = "all"
+    dtypes: list[DtypeName] = Field(min_length=1)
+
+
+class RankRange(Strict):
+    min: int = Field(ge=0, le=64)
+    max: int = Field(ge=0, le=64)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RankRange:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
+
+
+class TensorSpec(Strict):
+    dtypes: list[DtypeRule] = Field(min_length=1)
+    formats: list[FormatName] = Field(min_length=1)
+    rank: RankRange | None = None
+    shape: Text | None = None
+    non_contiguous: bool = True
+    empty: bool = True
+
+
+class ArraySpec(Strict):
+    element: Literal["INT64", "BOOL", "FLOAT"]
+    lengths: list[int] | None = None
+
+
+class ScalarSpec(Strict):
+    castable_to: DtypeName | None = None
+    dtypes: list[DtypeRule] | None = None
+
+
+class EnumValue(Strict):
+    value: int
+    name: Identifier
+    description: Text
+
+
+class ValueSpec(Strict):
+    enum: list[EnumValue] | None = None
+    range: tuple[int, int] | None = None
+
+
+class OutputInfer(Strict):
+    """How a binding allocates an output: expressions over the inputs."""
+
+    shape: str
+    dtype: str
+    when: str | None = None  # outputs that are only produced when this holds (e.g. outputMask[0])
+
+
+class Param(Strict):
+    name: Identifier
+    ctype: CType
+    role: Literal["input", "output", "attribute"]
+    nullable: bool = False
+    description: Text
+    usage: Text | None = None
+    tensor: TensorSpec | None = None
+    array: ArraySpec | None = None
+    scalar: ScalarSpec | None = None
+    value: ValueSpec | None = None
+    infer: OutputInfer | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Param:
+        is_tensor = self.ctype in TENSOR_CTYPES
+        if self.role == "output" and self.ctype != "aclTensor*":
+            raise ValueError(f"an output must have C type 'aclTensor*', not '{self.ctype}'")
+        if self.role != "output" and self.ctype == "aclTensor*":
+            raise ValueError(f"C type 'aclTensor*' (non-const) is for outputs; role is '{self.role}'")
+        if self.role == "input" and not (is_tensor or self.ctype == "const aclTensorList*"):
+            raise ValueError(f"role 'input' is for tensors; a '{self.ctype}' parameter is an 'attribute'")
+        if is_tensor != (self.tensor is not None):
+            raise ValueError("a tensor parameter needs a 'tensor' block" if is_tensor else "only tensors have 'tensor'")
+        is_array = self.ctype in ("const aclIntArray*", "const aclBoolArray*", "const aclFloatArray*")
+        if is_array != (self.array is not None):
+            raise ValueError("an array parameter needs an 'array' block" if is_array else "only arrays have 'array'")
+        if (self.ctype == "const aclScalar*") != (self.scalar is not None):
+            raise ValueError("an aclScalar parameter needs a 'scalar' block" if self.scalar is None else "only aclScalar has 'scalar'")
+        if self.value is not None and self.ctype not in ("bool", "int", "int8_t", "int32_t", "int64_t", "double", "float"):
+            raise ValueError(f"'value' applies to plain C values, not '{self.ctype}'")
+        if self.infer is not None and self.role != "output":
+            raise ValueError("'infer' applies to outputs only")
+        if self.role == "output" and self.infer is None:
+            raise ValueError("an output needs 'infer' (its shape and dtype)")
+        if is_array and self.array is not None:
+            expected = {"const aclIntArray*": "INT64", "const aclBoolArray*": "BOOL", "const aclFloatArray*": "FLOAT"}
+            if self.array.element != expected[self.ctype]:
+                raise ValueError(f"array element of '{self.ctype}' is {expected[self.ctype]}, not {self.array.element}")
+        return self
+
+
+CHECK_KINDS = (
+    "not_null",
+    "product_supported",
+    "dtype_supported",
+    "dtype_in",
+    "dtype_same",
+    "dtype_castable",
+    "format_supported",
+    "format_in",
+    "format_same",
+    "format_not_private",
+    "rank_supported",
+    "rank_in",
+    "shape_same",
+    "length_in",
+    "expr",
+)
+CheckKind = Literal[CHECK_KINDS]  # type: ignore[valid-type]
+
+# Which fields each kind needs ("params" lists the parameters the rule is about).
+KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    "not_null": ("params",),
+    "product_supported": (),
+    "dtype_supported": ("params",),
+    "dtype_in": ("params", "dtypes"),
+    "dtype_same": ("params",),
+    "dtype_castable": ("params", "to"),
+    "format_supported": ("params",),
+    "format_in": ("params", "formats"),
+    "format_same": ("params",),
+    "format_not_private": ("params",),
+    "rank_supported": ("params",),
+    "rank_in": ("params", "rank"),
+    "shape_same": ("params",),
+    "length_in": ("params", "lengths"),
+    "expr": ("expr",),
+}
+OPTIONAL_FIELDS = ("params", "dtypes", "to", "formats", "rank", "lengths", "expr")
+
+
+class Check(Strict):
+    """One first-phase check: the rule, its status code and the doc's words for its failure.
+
+    Checks run in list order (CANN's order); the first failing one decides the status code.
+    Kinds (``params`` names the parameters a kind is about):
+
+    * ``not_null``: each parameter is non-null.
+    * ``product_supported``: the chosen product is one of the op's ``products``. Validators run an
+      implicit one first (161002) unless the spec places this check itself.
+    * ``dtype_supported``: each tensor's dtype is in its own per-product ``tensor.dtypes`` table.
+    * ``dtype_in`` (``dtypes``): each dtype is in the given list.
+    * ``dtype_same``: every dtype equals the first parameter's.
+    * ``dtype_castable`` (``to``: a parameter or a dtype name): each dtype converts to ``to``.
+    * ``format_supported`` / ``format_in`` (``formats``) / ``format_same`` / ``format_not_private``.
+    * ``rank_supported`` (the tensor's ``rank`` range) / ``rank_in`` (``rank``).
+    * ``shape_same``: every shape equals the first parameter's.
+    * ``length_in`` (``lengths``): each array's length is one of the given lengths.
+    * ``expr``: the expression holds.
+
+    ``products`` restricts a check to some products and ``when`` to inputs where an expression
+    holds. A null (nullable) parameter skips the checks that mention it. ``enforced: false``
+    records a rule the doc states but CANN's code does not check: docs show it, validators skip it.
+    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead.
+    """
+
+    id: str = Field(pattern=SLUG, max_length=64)
+    kind: CheckKind
+    code: StatusRef
+    params: list[Identifier] | None = None
+    dtypes: list[DtypeName] | None = None
+    to: str | None = Field(default=None, pattern=IDENTIFIER)
+    formats: list[FormatName] | None = None
+    rank: RankRange | None = None
+    lengths: list[int] | None = None
+    expr: str | None = None
+    products: list[ProductTag] | None = None
+    when: str | None = None
+    text: Text
+    documented: bool = True
+    enforced: bool = True
+    doc_code: StatusRef | None = None
+    note: Text | None = None
+
+    @model_validator(mode="after")
+    def _fields_match_kind(self) -> Check:
+        needed = KIND_FIELDS[self.kind]
+        for name in needed:
+            if getattr(self, name) is None:
+                raise ValueError(f"a '{self.kind}' check needs '{name}'")
+        for name in OPTIONAL_FIELDS:
+            if name not in needed and getattr(self, name) is not None:
+                raise ValueError(f"'{name}' does not apply to a '{self.kind}' check")
+        if self.params is not None and not self.params:
+            raise ValueError("'params' must name at least one parameter")
+        if self.kind in ("dtype_same", "format_same", "shape_same") and len(self.params or []) < 2:
+            raise ValueError(f"a '{self.kind}' check compares at least two parameters")
+        return self
+
+
+class Constraint(Strict):
+    text: Text
+    products: list[ProductTag] | None = None
+
+
+class DocIssue(Strict):
+    """A defect or contradiction in the source docs, and the reading this spec uses."""
+
+    id: str = Field(pattern=SLUG, max_length=64)
+    source: Literal["seed", "doc", "code", "sample"]
+    text: Text
+    resolution: Text
+
+
+class Default(Strict):
+    param: Identifier
+    when: str
+    value: str
+    text: Text
+
+
+class ExampleTensor(Strict):
+    shape: list[int]
+    dtype: DtypeName
+    format: FormatName = "ND"
+    data: list[Union[int, float, bool]] | None = None
+    fill: Union[int, float] | None = None
+    mask_from_argmax: list[int] | None = None  # flat h*W+w per output position, encoded for the product
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ExampleTensor:
+        sources = [s for s in (self.data, self.fill, self.mask_from_argmax) if s is not None]
+        if len(sources) > 1:
+            raise ValueError("give at most one of 'data', 'fill', 'mask_from_argmax'")
+        if self.data is not None:
+            count = 1
+            for dim in self.shape:
+                count *= dim
+            if len(self.data) != count:
+                raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
+        return self
+
+
+class ExampleScalar(Strict):
+    value: Union[int, float, bool]
+    dtype: DtypeName
+
+
+ExampleValue = Union[ExampleTensor, ExampleScalar, list[int], list[bool], bool, int, float, None]
+
+
+class Tolerance(Strict):
+    rtol: float = 1e-5
+    atol: float = 1e-5
+
+
+class Example(Strict):
+    product: ProductTag
+    text: Text | None = None
+    inputs: dict[str, ExampleValue]
+    expected: dict[str, ExampleTensor] = {}
+    tolerance: Tolerance = Tolerance()
+
+
+class Kernel(Strict):
+    module: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    function: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    product_aware: bool = False
+
+
+class Sources(Strict):
+    seed: str | None = None
+    doc: str | None = None
+
+
+class OpSpec(Strict):
+    name: str = Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$")
+    snake: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    header: str = Field(pattern=r"^aclnnop/aclnn_[a-z0-9_]+\.h$")
+    summary: Text
+    description: Text
+    formula: str | None = None
+    sources: Sources = Sources()
+    products: list[ProductTag] = Field(min_length=1)
+    deterministic: Text | None = None
+    stream_ctype: Literal["aclrtStream", "const aclrtStream"] = "aclrtStream"
+    params: list[Param] = Field(min_length=1)
+    defaults: list[Default] = []
+    checks: list[Check] = Field(min_length=1)
+    constraints: list[Constraint] = []
+    precision: list[Text] = []
+    doc_issues: list[DocIssue] = []
+    kernel: Kernel | None = None
+    example: Example
+
+    @field_validator("params")
+    @classmethod
+    def _unique_params(cls, params: list[Param]) -> list[Param]:
+        seen: set[str] = set()
+        for p in params:
+            if p.name in seen:
+                raise ValueError(f"duplicate parameter '{p.name}'")
+            seen.add(p.name)
+        return params
+
+    @property
+    def op(self) -> str:
+        """The name without the ``aclnn`` prefix (``EluBackward``)."""
+        return self.name[len("aclnn") :]
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def inputs(self) -> list[Param]:
+        return [p for p in self.params if p.role != "output"]
+
+    @property
+    def outputs(self) -> list[Param]:
+        return [p for p in self.params if p.role == "output"]
+
+
+def snake_case(name: str) -> str:
+    """``gradOutput`` -> ``grad_output``; ``selfOrResult`` -> ``self_or_result``."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
