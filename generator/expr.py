@@ -538,7 +538,7 @@ class PythonRenderer:
         return repr(n.value)
 
     def r_Symbol(self, n: Symbol, parent: int) -> str:
-        return str(CONSTANTS[n.name]) if n.kind == "const" else repr(n.name)
+        return str(CONSTANTS[n.name]) if n.kind == "const" else f'"{n.name}"'
 
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":

@@ -440,6 +440,8 @@ class _CrossChecker:
         if p.infer:
             self._expr(path + ("infer", "shape"), p.infer.shape, ex.INTS)
             self._expr(path + ("infer", "dtype"), p.infer.dtype, ex.DTYPE)
+            if p.infer.format:
+                self._expr(path + ("infer", "format"), p.infer.format, ex.FORMAT)
             if p.infer.when:
                 self._expr(path + ("infer", "when"), p.infer.when, ex.BOOL)
 

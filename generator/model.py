@@ -175,6 +175,7 @@ class OutputInfer(Strict):
 
     shape: str
     dtype: str
+    format: str | None = None  # default: the torch_npu choice for the rank (NCL/NCHW/NCDHW/ND)
     when: str | None = None  # outputs that are only produced when this holds (e.g. outputMask[0])
 
 

@@ -132,18 +132,19 @@ class _Grid:
     def __init__(self, n, x_size, y_size, kernel, stride, dilation, pad_lo):
         self.n, self.x_size, self.y_size = n, x_size, y_size
         self.stride, self.pad_lo = stride, pad_lo
-        qmax = [((k - 1) * d) // s for k, d, s in zip(kernel, dilation, stride)]
+        qmax = [((k - 1) * d) // s for k, d, s in zip(kernel, dilation, stride, strict=True)]
         self.lq = tuple(
-            max(o + q, -(-(lo + xs) // s), 1) for o, q, lo, xs, s in zip(y_size, qmax, pad_lo, x_size, stride)
+            max(o + q, -(-(lo + xs) // s), 1)
+            for o, q, lo, xs, s in zip(y_size, qmax, pad_lo, x_size, stride, strict=True)
         )
         cell = math.prod(self.lq)
         self.cols = n * cell
         grid_strides = [math.prod(self.lq[i + 1 :]) for i in range(len(self.lq))]
         self.offsets = []  # (phase index, flat shift) per kernel offset, in weight (C-order) order
         for kidx in itertools.product(*(range(k) for k in kernel)):
-            pos = [ki * d for ki, d in zip(kidx, dilation)]
-            phase = int(np.ravel_multi_index([p % s for p, s in zip(pos, stride)], stride))
-            shift = sum((p // s) * g for p, s, g in zip(pos, stride, grid_strides))
+            pos = [ki * d for ki, d in zip(kidx, dilation, strict=True)]
+            phase = int(np.ravel_multi_index([p % s for p, s in zip(pos, stride, strict=True)], stride))
+            shift = sum((p // s) * g for p, s, g in zip(pos, stride, grid_strides, strict=True))
             self.offsets.append((phase, shift))
         self.total = self.cols + max(shift for _, shift in self.offsets)
         self.phases = math.prod(stride)
@@ -155,7 +156,7 @@ class _Grid:
     def _phase_slices(self):
         """Yield (phase index, x-side slices, grid slices) for every stride phase holding x positions."""
         per_dim = []
-        for s, lo, xs in zip(self.stride, self.pad_lo, self.x_size):
+        for s, lo, xs in zip(self.stride, self.pad_lo, self.x_size, strict=True):
             dim = []
             for r in range(s):
                 i0 = (r - lo) % s
@@ -297,17 +298,18 @@ def convolution_backward(
             f"channels: weight {tuple(weight.shape)}, input C {c_in}, grad_output C {c_out}, groups {groups}, "
             f"transposed {transposed} are inconsistent"
         )
-    eff = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel)]
+    eff = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel, strict=True)]
     if transposed:
         expected = [
             (i - 1) * s - lo - hi + e + op
-            for i, s, lo, hi, e, op in zip(in_size, stride_t, pad_lo, pad_hi, eff, out_pad)
+            for i, s, lo, hi, e, op in zip(in_size, stride_t, pad_lo, pad_hi, eff, out_pad, strict=True)
         ]
     else:
-        if any(i + lo + hi < e for i, lo, hi, e in zip(in_size, pad_lo, pad_hi, eff)):
+        if any(i + lo + hi < e for i, lo, hi, e in zip(in_size, pad_lo, pad_hi, eff, strict=True)):
             raise ValueError("padded input is smaller than the dilated kernel")
         expected = [
-            (i + lo + hi - e) // s + 1 for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t)
+            (i + lo + hi - e) // s + 1
+            for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t, strict=True)
         ]
     if list(go_size) != expected:
         raise ValueError(f"grad_output spatial size {tuple(go_size)} != expected {tuple(expected)}")
@@ -352,6 +354,6 @@ def convolution_backward(
         grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
     if need_gb:
         grad_bias = from_compute(
-            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2).sum(axis=0), np.dtype(grad_output.dtype)
+            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2)[0], np.dtype(grad_output.dtype)
         )
     return grad_input, grad_weight, grad_bias

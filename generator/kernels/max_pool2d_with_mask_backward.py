@@ -54,7 +54,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, normalize_pair, to_compute
+from generator.kernels._common import (
+    check_float,
+    from_compute,
+    normalize_pair,
+    to_compute,
+)
 from generator.kernels.max_pool3d_with_argmax_backward import (
     check_pool_params,
     pooled_shape,
@@ -210,6 +215,11 @@ def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, 
     return buf.view(np.int8).reshape(shape)
 
 
+def _a2_argmax(mask, count: int) -> np.ndarray:
+    """The little-endian int32 argmax prefix of an A2/A3 mask (a view when the buffer is contiguous)."""
+    return _raw_bytes(mask, count * 4)[: count * 4].view("<i4")
+
+
 def _v1_words(mask, n, c, kk, ho, wo) -> np.ndarray:
     c1 = -(-c // _C0)
     q = _words_per_row(ho, wo)
@@ -234,9 +244,7 @@ def decode_mask(mask, self_shape, kernel_size, stride, padding, ceil_mode, *, la
     kernel, stride_, pad = _params(kernel_size, stride, padding)
     n, c, h, w, ho, wo, lead = _geometry(self_shape, kernel, stride_, pad, ceil_mode)
     if layout == LAYOUT_A2:
-        count = n * c * ho * wo
-        raw = _raw_bytes(mask, count * 4)
-        return raw[: count * 4].view("<i4").astype(np.int64).reshape(lead + (ho, wo))
+        return _a2_argmax(mask, n * c * ho * wo).astype(np.int64).reshape(lead + (ho, wo))
     if layout != LAYOUT_V1:
         raise ValueError(f"unknown mask layout {layout!r}")
     kk = kernel[0] * kernel[1]
@@ -290,7 +298,7 @@ def max_pool2d_with_mask_backward(
         return np.zeros(self.shape, dtype=self.dtype)
     g = to_compute(grad_output).reshape(n, c, ho, wo)
     if layout == LAYOUT_A2:
-        argmax = decode_mask(indices, self.shape, kernel, stride_, pad, ceil_mode, layout=layout)
+        argmax = _a2_argmax(indices, n * c * ho * wo)  # int32 view of the buffer, no copy
         grad_input = scatter_add_planes(g.reshape(n * c, -1), argmax.reshape(n * c, -1), h * w)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     kk = kernel[0] * kernel[1]
@@ -304,8 +312,11 @@ def max_pool2d_with_mask_backward(
         i, j = divmod(k, kernel[1])
         contrib.fill(0)
         np.copyto(contrib, g, where=_v1_bits(words, k, c, ho, wo))  # not g*bit: inf/NaN must not leak
-        acc[:, :, i : i + (ho - 1) * stride_[0] + 1 : stride_[0], j : j + (wo - 1) * stride_[1] + 1 : stride_[1]] += (
-            contrib
-        )
+        acc[
+            :,
+            :,
+            i : i + (ho - 1) * stride_[0] + 1 : stride_[0],
+            j : j + (wo - 1) * stride_[1] + 1 : stride_[1],
+        ] += contrib
     grad_input = acc[:, :, pad[0] : pad[0] + h, pad[1] : pad[1] + w]  # cells in the padding are dropped
     return from_compute(np.ascontiguousarray(grad_input).reshape(self.shape), self.dtype)

@@ -41,12 +41,18 @@ import itertools
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, normalize_triple, pool_out_size, to_compute
+from generator.kernels._common import (
+    check_float,
+    from_compute,
+    normalize_triple,
+    pool_out_size,
+    to_compute,
+)
 
 __all__ = [
+    "check_pool_params",
     "max_pool3d_with_argmax",
     "max_pool3d_with_argmax_backward",
-    "check_pool_params",
     "pool_params",
     "pooled_shape",
     "scatter_add_planes",
@@ -73,7 +79,7 @@ def check_pool_params(kernel, stride_, pad, dil):
         raise ValueError(f"stride values must be > 0, got {stride_}")
     if any(d <= 0 for d in dil):
         raise ValueError(f"dilation values must be > 0, got {dil}")
-    if any(p < 0 or p > k // 2 for p, k in zip(pad, kernel)):
+    if any(p < 0 or p > k // 2 for p, k in zip(pad, kernel, strict=True)):
         raise ValueError(f"padding must satisfy 0 <= padding <= kernel_size // 2, got {pad} for {kernel}")
     return kernel, stride_, pad, dil
 
@@ -82,7 +88,7 @@ def pooled_shape(spatial, kernel, stride, pad, dil, ceil_mode) -> tuple[int, ...
     """Pooled output sizes per axis; raises ValueError when an axis would be empty."""
     out = tuple(
         pool_out_size(int(n), k, s, p, d, bool(ceil_mode))
-        for n, k, s, p, d in zip(spatial, kernel, stride, pad, dil)
+        for n, k, s, p, d in zip(spatial, kernel, stride, pad, dil, strict=True)
     )
     if any(o <= 0 for o in out):
         raise ValueError(f"pooled output size {out} is not positive for input {tuple(spatial)}")
@@ -135,7 +141,7 @@ def window_argmax(x: np.ndarray, kernel, stride, pad, dil, out_shape):
     lo = pad
     hi = [
         max(0, (o - 1) * s + (k - 1) * d + 1 - p - n)
-        for o, s, k, d, p, n in zip(out_shape, stride, kernel, dil, pad, (depth, height, width))
+        for o, s, k, d, p, n in zip(out_shape, stride, kernel, dil, pad, (depth, height, width), strict=True)
     ]
     padded = np.full(
         (planes, depth + lo[0] + hi[0], height + lo[1] + hi[1], width + lo[2] + hi[2]), -np.inf, np.float32
@@ -191,7 +197,9 @@ def max_pool3d_with_argmax(self, kernel_size, stride, padding, dilation, ceil_mo
         return np.zeros(lead + out_sp, dtype=self.dtype), np.zeros(lead + out_sp, dtype=np.int32)
     x = to_compute(self).reshape((n * c,) + spatial)
     values, idx = window_argmax(x, kernel, stride_, pad, dil, out_sp)
-    return from_compute(values.reshape(lead + out_sp), self.dtype), idx.astype(np.int32).reshape(lead + out_sp)
+    return from_compute(values.reshape(lead + out_sp), self.dtype), idx.astype(np.int32).reshape(
+        lead + out_sp
+    )
 
 
 def max_pool3d_with_argmax_backward(

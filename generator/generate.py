@@ -1,0 +1,186 @@
+"""``opgen generate``: render every spec into ``generated/``, deterministically and atomically.
+
+Emitters return ``{relative path: text}``; this module compares the whole set with what is on
+disk, writes only what changed (each file atomically), removes files no spec produces any more,
+and with ``--check`` writes nothing and lists every stale, missing or extra file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from generator.diagnostics import display_path
+from generator.loader import Project, load_project
+from generator.writer import write_if_changed
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATES = REPO / "templates"
+IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+
+
+def pyrepr(value) -> str:
+    """A Python literal in ruff's preferred style (double quotes)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return pytuple(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
+
+
+def pytuple(values) -> str:
+    items = [pyrepr(v) for v in values]
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["pyrepr"] = pyrepr
+    env.filters["pytuple"] = pytuple
+    return env
+
+
+def render_all(project: Project, only: str | None = None) -> dict[str, str]:
+    """Every generated file: relative path -> content."""
+    from generator.emit import cpp, docs, python
+
+    env = environment()
+    files: dict[str, str] = {}
+    if only in (None, "python"):
+        files.update(python_files(project, env))
+    if only in (None, "cpp"):
+        files.update(cpp.files(project, env))
+    if only in (None, "docs"):
+        files.update(docs.files(project, env))
+    del python
+    return files
+
+
+def python_files(project: Project, env: Environment) -> dict[str, str]:
+    from generator.emit import python as py
+    from generator.schema import schema_files
+
+    files = {f"schema/{name}": text for name, text in schema_files().items()}
+    op_template = env.get_template("python/op.py.j2")
+    ops = []
+    for info in project.ops:
+        context = py.op_context(info, project.catalog)
+        files[f"aclnn/ops/{info.spec.snake}.py"] = op_template.render(**context)
+        files[f"aclnn/specs/{info.spec.snake}.json"] = py.spec_json(info)
+        ops.append({"snake": info.spec.snake, "op": info.spec.op})
+    files["aclnn/__init__.py"] = env.get_template("python/init.py.j2").render(ops=ops)
+    files["aclnn/ops/__init__.py"] = env.get_template("python/ops_init.py.j2").render(ops=ops)
+    files["aclnn/catalog.json"] = json.dumps(py.catalog_context(project), ensure_ascii=False, indent=1) + "\n"
+    return format_python(files)
+
+
+RUFF_ARGS = ("format", "--isolated", "--line-length", "120", "--target-version", "py310", "--quiet", "--no-cache")
+
+
+def format_python(files: dict[str, str]) -> dict[str, str]:
+    """Format every ``.py`` output with ruff in one batch (the templates lay code out; ruff wraps it)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    python = {rel: text for rel, text in files.items() if rel.endswith(".py")}
+    if not python:
+        return files
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    with tempfile.TemporaryDirectory(prefix="opgen-fmt-") as tmp:
+        root = Path(tmp)
+        for rel, text in python.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        try:
+            proc = subprocess.run([ruff, *RUFF_ARGS, str(root)], capture_output=True, text=True)
+        except OSError as exc:
+            raise RuntimeError(f"cannot run ruff to format generated Python ({exc}); install aclnn-opgen's dependencies") from None
+        if proc.returncode != 0:
+            raise RuntimeError(f"ruff could not format generated Python (a template bug):\n{proc.stderr}")
+        return {**files, **{rel: (root / rel).read_text(encoding="utf-8") for rel in python}}
+
+
+def _managed(out: Path, only: str | None) -> set[str]:
+    """Files currently under ``out`` that generation owns (for removal of stale ones)."""
+    if not out.is_dir():
+        return set()
+    prefixes = {
+        None: ("",),
+        "docs": ("docs/",),
+        "python": ("aclnn/", "schema/"),
+        "cpp": ("aclnnop/", "samples/"),
+    }[only]
+    found = set()
+    for path in out.rglob("*"):
+        if path.is_file() and not IGNORED_PARTS.intersection(path.parts) and not path.name.endswith(".egg-info"):
+            rel = path.relative_to(out).as_posix()
+            if rel.startswith(prefixes) and ".egg-info" not in rel:
+                found.add(rel)
+    return found
+
+
+def run_generate(specs: Path, out: Path, *, check: bool = False, only: str | None = None, verbose: bool = False) -> int:
+    start = time.perf_counter()
+    project = load_project(specs)
+    files = render_all(project, only)
+    existing = _managed(out, only)
+    stale, missing = [], []
+    for rel, text in sorted(files.items()):
+        path = out / rel
+        if rel not in existing:
+            missing.append(rel)
+        elif path.read_bytes() != text.encode("utf-8"):
+            stale.append(rel)
+    extra = sorted(existing - set(files))
+    if check:
+        for label, items in (("stale", stale), ("missing", missing), ("extra", extra)):
+            for rel in items:
+                print(f"{label}: {display_path(out / rel)}", file=sys.stderr)
+        if stale or missing or extra:
+            print(
+                f"opgen generate --check: {len(stale) + len(missing) + len(extra)} file(s) out of date; "
+                "run 'opgen generate'",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"opgen generate --check: {len(files)} file(s) up to date")
+        return 0
+    for rel in stale + missing:
+        write_if_changed(out / rel, files[rel])
+        if verbose:
+            print(f"wrote {display_path(out / rel)}")
+    for rel in extra:
+        (out / rel).unlink()
+        if verbose:
+            print(f"removed {display_path(out / rel)}")
+    _prune_empty_dirs(out)
+    elapsed = time.perf_counter() - start
+    print(
+        f"opgen generate: {len(project.ops)} op(s), {len(files)} file(s): "
+        f"{len(stale) + len(missing)} written, {len(extra)} removed, {elapsed:.2f} s"
+    )
+    return 0
+
+
+def _prune_empty_dirs(out: Path) -> None:
+    for path in sorted(out.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir() and not any(path.iterdir()) and not IGNORED_PARTS.intersection(path.parts):
+            path.rmdir()

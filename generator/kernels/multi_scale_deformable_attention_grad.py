@@ -1,0 +1,269 @@
+"""Reference kernel for aclnnMultiScaleDeformableAttentionGrad (and its forward, for testing).
+
+Backward of multi-scale deformable attention (Deformable-DETR / mmcv ``MultiScaleDeformableAttnFunction``).
+Shapes (bs = batch, K = num_keys, nh = heads, C = channels per head, L = levels, nq = queries, P = points):
+
+* ``value`` (bs, K, nh, C); ``spatial_shape`` (L, 2) int rows (H_l, W_l); ``level_start_index`` (L,) int;
+  ``location`` (bs, nq, nh, L, P, 2); ``attn_weight`` (bs, nq, nh, L, P); ``grad_output`` (bs, nq, nh*C) (3-D,
+  head-major channel blocks; the seed doc's 4-D shape is a doc error, the op requires 3-D).
+* Level ``l`` occupies rows ``s_l .. s_l + H_l*W_l - 1`` of ``value`` (``s_l = level_start_index[l]``) in
+  row-major (y, x) order.
+
+Conventions (cann-facts 5.4 (f), read from the device kernel; identical to mmcv / ``grid_sample`` with
+``align_corners=False, padding_mode='zeros'``):
+
+* **The last dim of ``location`` is (x, y)** = (width-normalised, height-normalised).  The aclnn doc says
+  "2 represents y, x"; the kernel multiplies component 0 by W and component 1 by H, and ``grad_location[..., 0]``
+  receives the W-direction gradient, so this module follows the kernel, not the doc text.
+* Pixel coordinates ``x = loc_x * W - 0.5``, ``y = loc_y * H - 0.5`` (pixel centres at integer + 0.5).
+* A sample is used only if ``-1 < y < H`` and ``-1 < x < W`` (strict); otherwise it contributes nothing to any
+  output.  Inside, bilinear interpolation between the corners ``(y0, x0) .. (y0+1, x0+1)`` with
+  ``y0 = floor(y)``, ``x0 = floor(x)``; corners outside the image read as 0 (zero padding) and receive no
+  gradient.  Forward: ``out[b, q, h*C:(h+1)*C] = sum_{l,p} a * S`` with ``S`` the interpolated value vector.
+* ``grad_attn_weight = dot(g, S)``; ``grad_value[corner] += a * w_corner * g``;
+  ``grad_location[..., 0] = W * a * dot(g, dS/dx)``, ``grad_location[..., 1] = H * a * dot(g, dS/dy)``
+  (the op README's "divided by W/H" is wrong; multiplying is the chain rule and what the kernel does).
+* The only difference from autograd of ``grid_sample``: a sample exactly on ``x == -1`` (or ``y == -1``) is
+  dropped here (strict test), so its ``grad_location`` is 0, while ``grid_sample`` still returns the one-sided
+  slope towards the in-range corner.  Values and the other two gradients agree there (the corner weight is 0).
+
+Dtypes: float32, float16 and bfloat16 are accepted for every float tensor; all arithmetic is float32 (the
+device kernel computes in float32 after casting), each output is rounded to the dtype of its own input
+(value / location / attn_weight).  Expected agreement with a float32 golden on the same rounded inputs:
+float32 about 1e-5 relative (summation order differs), float16 / bfloat16 within one ulp of the output dtype
+plus the float32 error (the tests use the shared TOLERANCES scaled by the magnitude of each gradient).
+
+Implementation: one pass per level.  Each level is zero-padded by one pixel on every side, so all four
+corners of an in-range sample are valid rows of a flat table and no per-corner masks are needed.  Valid samples
+are sorted by their top-left corner row (stable radix sort on 16-bit keys); samples with the same row form a
+segment.  Segments are processed in "rounds": round ``j`` takes the ``j``-th sample of every segment that has
+more than ``j`` samples, so every update is a contiguous, conflict-free vector operation.  The same gathered
+``grad_output`` rows give the four corner dot products (for the location and weight gradients) and the four
+corner contributions to ``grad_value``.  Few, very full segments (many samples at one position) are finished
+with ``np.add.at``.  Memory per level is a few times the padded level of ``value`` plus O(samples) scalars.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import check_float, from_compute, to_compute
+
+# Below this many active segments a round costs more in call overhead than np.add.at on the remaining rows.
+_MIN_ROUND_ROWS = 32
+# Row block for the np.add.at remainder and for the forward gather (bounds temporaries to ~block * 4 * C).
+_BLOCK = 1 << 16
+
+
+def _check(value, spatial_shape, level_start_index, location, attn_weight, grad_output=None):
+    for name, array in (("value", value), ("location", location), ("attn_weight", attn_weight)):
+        check_float(name, array)
+    if grad_output is not None:
+        check_float("grad_output", grad_output)
+    for name, array in (("spatial_shape", spatial_shape), ("level_start_index", level_start_index)):
+        if np.dtype(array.dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise TypeError(f"{name}: dtype {array.dtype} is not int32 or int64")
+    if value.ndim != 4:
+        raise ValueError(f"value: expected 4-D (bs, num_keys, num_heads, channels), got {value.shape}")
+    if location.ndim != 6 or location.shape[-1] != 2:
+        raise ValueError(f"location: expected (bs, nq, num_heads, num_levels, num_points, 2), got {location.shape}")
+    bs, _, nh, channels = value.shape
+    _, nq, _, levels, points, _ = location.shape
+    if spatial_shape.shape != (levels, 2):
+        raise ValueError(f"spatial_shape: expected ({levels}, 2), got {spatial_shape.shape}")
+    if level_start_index.shape != (levels,):
+        raise ValueError(f"level_start_index: expected ({levels},), got {level_start_index.shape}")
+    if location.shape[0] != bs or location.shape[2] != nh:
+        raise ValueError(f"location {location.shape} does not match value {value.shape} in bs / num_heads")
+    if attn_weight.shape != location.shape[:-1]:
+        raise ValueError(f"attn_weight: expected {location.shape[:-1]}, got {attn_weight.shape}")
+    if grad_output is not None and grad_output.shape != (bs, nq, nh * channels):
+        raise ValueError(f"grad_output: expected {(bs, nq, nh * channels)}, got {grad_output.shape}")
+    return bs, nh, channels, nq, levels, points
+
+
+def _levels(spatial_shape, level_start_index, num_keys):
+    """(H, W, start) per level, checked against value's key count."""
+    out = []
+    for (height, width), start in zip(np.asarray(spatial_shape).tolist(), np.asarray(level_start_index).tolist()):
+        if height < 0 or width < 0 or start < 0 or start + height * width > num_keys:
+            raise ValueError(
+                f"level (H={height}, W={width}, start={start}) does not fit in value's {num_keys} keys"
+            )
+        out.append((int(height), int(width), int(start)))
+    return out
+
+
+def _padded_level(value32, start, height, width):
+    """Level as a flat zero-padded table (bs*nh*(H+2)*(W+2) + W+3, C); rows are (b, h, y+1, x+1)."""
+    bs, _, nh, channels = value32.shape
+    hp, wp = height + 2, width + 2
+    rows = bs * nh * hp * wp
+    flat = np.zeros((rows + wp + 1, channels), np.float32)
+    padded = flat[:rows].reshape(bs, nh, hp, wp, channels)
+    level = value32[:, start : start + height * width].reshape(bs, height, width, nh, channels)
+    padded[:, :, 1 : height + 1, 1 : width + 1] = level.transpose(0, 3, 1, 2, 4)
+    return flat, rows, wp
+
+
+def _samples(location32, attn32, level, height, width, bh):
+    """Valid samples of one level: indices into the flat (b, q, h, p) order, corner row, weights."""
+    loc = location32[:, :, :, level]
+    x = loc[..., 0].reshape(-1) * np.float32(width) - np.float32(0.5)
+    y = loc[..., 1].reshape(-1) * np.float32(height) - np.float32(0.5)
+    valid = np.flatnonzero((x > -1) & (x < width) & (y > -1) & (y < height))
+    x, y = x[valid], y[valid]
+    x0, y0 = np.floor(x), np.floor(y)
+    lx, ly = x - x0, y - y0
+    base = (bh[valid] * (height + 2) + (y0.astype(np.int64) + 1)) * (width + 2) + (x0.astype(np.int64) + 1)
+    attn = attn32[:, :, :, level].reshape(-1)[valid]
+    return valid, base, lx, ly, attn
+
+
+def _corner_weights(lx, ly):
+    """Bilinear weights of the corners (y0, x0), (y0, x0+1), (y0+1, x0), (y0+1, x0+1): (4, n)."""
+    hx, hy = 1 - lx, 1 - ly
+    return np.stack([hy * hx, hy * lx, ly * hx, ly * lx])
+
+
+def _stable_argsort(keys, bound):
+    """Stable argsort of non-negative int keys < bound (LSD radix on 16-bit digits when it fits)."""
+    if bound <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound <= 1 << 32:
+        order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+        return order[np.argsort((keys[order] >> 16).astype(np.uint16), kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+def _segments(base, flat, wp, coef, g, mrow):
+    """Corner dot products and grad_value contributions of one level's n valid samples.
+
+    ``base`` (n,) top-left corner rows of ``flat``; ``coef`` (4, n) per-corner factors a * w; sample i uses
+    ``g[mrow[i]]``.  Returns (keys, acc, dots): ``acc[k, s]`` is the summed contribution to corner k of the
+    unique top-left row ``keys[s]`` and ``dots[k, i] = dot(g[mrow[i]], corner k of sample i)``.
+    """
+    n = base.size
+    order = _stable_argsort(base, flat.shape[0])
+    sorted_base = base[order]
+    new = np.empty(n, bool)
+    new[0] = True
+    np.not_equal(sorted_base[1:], sorted_base[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, n))
+    most = int(counts.max())
+    by_count = _stable_argsort(most - counts, most + 1)  # segments by decreasing size
+    starts, counts = starts[by_count], counts[by_count]
+    keys = sorted_base[starts]
+    nseg = keys.size
+    offsets = (0, 1, wp, wp + 1)
+    corners = np.stack([flat[keys + off] for off in offsets])  # (4, nseg, C)
+    # active[j] = number of segments with more than j samples (a prefix, segments being size-sorted)
+    active = nseg - np.cumsum(np.bincount(counts, minlength=most + 1))[:-1]
+    acc = np.zeros((4, nseg, g.shape[1]), np.float32)
+    dots = np.empty((4, n), np.float32)
+    j = 0
+    while j < most and active[j] >= _MIN_ROUND_ROWS:
+        k = int(active[j])
+        ids = order[starts[:k] + j]
+        rows = g[mrow[ids]]
+        dots[:, ids] = np.einsum("qkc,kc->qk", corners[:, :k], rows)
+        for corner in range(4):
+            acc[corner, :k] += coef[corner, ids][:, None] * rows
+        j += 1
+    if j < most:  # few heavy segments: everything from rank j on, with np.add.at
+        k = int(active[j])
+        left = counts[:k] - j
+        seg = np.repeat(np.arange(k), left)
+        pos = np.repeat(starts[:k] + j - (np.cumsum(left) - left), left) + np.arange(seg.size)
+        for lo in range(0, seg.size, _BLOCK):
+            seg_b = seg[lo : lo + _BLOCK]
+            ids = order[pos[lo : lo + _BLOCK]]
+            rows = g[mrow[ids]]
+            dots[:, ids] = np.einsum("qkc,kc->qk", corners[:, seg_b], rows)
+            for corner in range(4):
+                np.add.at(acc[corner], seg_b, coef[corner, ids][:, None] * rows)
+    return keys, acc, dots
+
+
+def multi_scale_deformable_attention_grad(
+    value: np.ndarray,
+    spatial_shape: np.ndarray,
+    level_start_index: np.ndarray,
+    location: np.ndarray,
+    attn_weight: np.ndarray,
+    grad_output: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (grad_value, grad_location, grad_attn_weight) in the dtypes of value, location, attn_weight."""
+    spatial_shape = np.asarray(spatial_shape)
+    level_start_index = np.asarray(level_start_index)
+    bs, nh, channels, nq, levels, points = _check(
+        value, spatial_shape, level_start_index, location, attn_weight, grad_output
+    )
+    grad_value = np.zeros(value.shape, np.float32)
+    grad_location = np.zeros(location.shape, np.float32)
+    grad_attn = np.zeros(attn_weight.shape, np.float32)
+    if value.size and location.size and grad_output.size:
+        value32 = to_compute(value)
+        location32 = to_compute(location)
+        attn32 = to_compute(attn_weight)
+        g = to_compute(grad_output).reshape(-1, channels)  # row m = (b*nq + q)*nh + h
+        m = np.arange(bs * nq * nh)
+        bh = np.repeat((m // (nq * nh)) * nh + m % nh, points)  # (b*nh + h) of every (b, q, h, p) sample
+        for level, (height, width, start) in enumerate(_levels(spatial_shape, level_start_index, value.shape[1])):
+            valid, base, lx, ly, attn = _samples(location32, attn32, level, height, width, bh)
+            size = bs * nq * nh * points
+            ga = np.zeros(size, np.float32)
+            gl = np.zeros((size, 2), np.float32)
+            if valid.size:
+                flat, rows, wp = _padded_level(value32, start, height, width)
+                weights = _corner_weights(lx, ly)
+                keys, acc, (d1, d2, d3, d4) = _segments(base, flat, wp, weights * attn, g, valid // points)
+                ga[valid] = weights[0] * d1 + weights[1] * d2 + weights[2] * d3 + weights[3] * d4
+                gl[valid, 0] = np.float32(width) * attn * ((1 - ly) * (d2 - d1) + ly * (d4 - d3))
+                gl[valid, 1] = np.float32(height) * attn * ((1 - lx) * (d3 - d1) + lx * (d4 - d2))
+                gflat = np.zeros_like(flat)
+                for corner, off in enumerate((0, 1, wp, wp + 1)):
+                    gflat[keys + off] += acc[corner]  # keys are unique: plain fancy += is exact
+                padded = gflat[:rows].reshape(bs, nh, height + 2, width + 2, channels)
+                interior = padded[:, :, 1 : height + 1, 1 : width + 1].transpose(0, 2, 3, 1, 4)
+                grad_value[:, start : start + height * width] += interior.reshape(bs, -1, nh, channels)
+            grad_attn[:, :, :, level] = ga.reshape(bs, nq, nh, points)
+            grad_location[:, :, :, level] = gl.reshape(bs, nq, nh, points, 2)
+    return (
+        from_compute(grad_value, value.dtype),
+        from_compute(grad_location, location.dtype),
+        from_compute(grad_attn, attn_weight.dtype),
+    )
+
+
+def multi_scale_deformable_attention(
+    value: np.ndarray,
+    spatial_shape: np.ndarray,
+    level_start_index: np.ndarray,
+    location: np.ndarray,
+    attn_weight: np.ndarray,
+) -> np.ndarray:
+    """Forward: output (bs, nq, nh*C) in value's dtype, same conventions as the backward."""
+    spatial_shape = np.asarray(spatial_shape)
+    level_start_index = np.asarray(level_start_index)
+    bs, nh, channels, nq, levels, points = _check(value, spatial_shape, level_start_index, location, attn_weight)
+    out = np.zeros((bs * nq * nh, channels), np.float32)
+    if value.size and location.size:
+        value32 = to_compute(value)
+        location32 = to_compute(location)
+        attn32 = to_compute(attn_weight)
+        m = np.arange(bs * nq * nh)
+        bh = np.repeat((m // (nq * nh)) * nh + m % nh, points)
+        for level, (height, width, start) in enumerate(_levels(spatial_shape, level_start_index, value.shape[1])):
+            valid, base, lx, ly, attn = _samples(location32, attn32, level, height, width, bh)
+            if not valid.size:
+                continue
+            flat, _, wp = _padded_level(value32, start, height, width)
+            coef = _corner_weights(lx, ly) * attn
+            mrow = valid // points
+            for lo in range(0, valid.size, _BLOCK):
+                sl = slice(lo, lo + _BLOCK)
+                sample = sum(coef[k, sl][:, None] * flat[base[sl] + off] for k, off in enumerate((0, 1, wp, wp + 1)))
+                np.add.at(out, mrow[sl], sample)
+    return from_compute(out.reshape(bs, nq, nh * channels), value.dtype)

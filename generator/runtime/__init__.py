@@ -1,0 +1,73 @@
+"""Hand-written runtime support for the generated ``aclnn`` package.
+
+The generated validators and bindings import this module as ``rt``. It holds what is not
+per-operator: the error type, tensor/scalar descriptors and argument normalisation, the dtype
+conversion and promotion rules, shape helpers used by rule expressions, and check failure
+reporting. The catalogue tables themselves are generated (``aclnn/_catalog.py``) and passed in
+through :func:`install_catalog` so that this module holds no copy of them.
+"""
+
+from generator.runtime.backend import MISSING, execute, infer_output, output_desc, tensor_data
+from generator.runtime.errors import AclnnError, CheckInfo, fail, holds
+from generator.runtime.rules import (
+    castable,
+    ceil_div,
+    conv_out,
+    expand,
+    is_private,
+    or_default,
+    pool_out,
+    prod,
+    promotable,
+    promote,
+)
+from generator.runtime.values import (
+    Scalar,
+    TensorDesc,
+    as_bool,
+    as_bool_array,
+    as_int,
+    as_int_array,
+    as_float,
+    as_scalar,
+    as_tensor,
+    install_catalog,
+    normalize_dtype,
+    normalize_product,
+    numpy_dtype,
+)
+
+__all__ = [
+    "MISSING",
+    "execute",
+    "infer_output",
+    "output_desc",
+    "tensor_data",
+    "AclnnError",
+    "CheckInfo",
+    "Scalar",
+    "TensorDesc",
+    "as_bool",
+    "as_bool_array",
+    "as_float",
+    "as_int",
+    "as_int_array",
+    "as_scalar",
+    "as_tensor",
+    "castable",
+    "ceil_div",
+    "conv_out",
+    "expand",
+    "fail",
+    "holds",
+    "install_catalog",
+    "is_private",
+    "normalize_dtype",
+    "normalize_product",
+    "numpy_dtype",
+    "or_default",
+    "pool_out",
+    "prod",
+    "promotable",
+    "promote",
+]

@@ -1,0 +1,115 @@
+"""Functions available to rule expressions (see ``generator.expr.FUNCTIONS``).
+
+dtype conversion and promotion follow CANN's tables (cann-facts.md 3.3, 3.4 table A).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+_INTS = ("INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64")
+_FLOATS = ("FLOAT16", "FLOAT", "DOUBLE", "BFLOAT16")
+_COMPLEX = ("COMPLEX32", "COMPLEX64", "COMPLEX128")
+
+
+@lru_cache(maxsize=None)
+def castable(source: str, target: str) -> bool:
+    """CANN's CanCast: may a result of dtype ``source`` be written to a tensor of ``target``?"""
+    if source in _INTS or source == "BOOL":
+        return target in _INTS or target in _FLOATS or target in _COMPLEX or target == source
+    if source in _FLOATS:
+        return target in _FLOATS or target in _COMPLEX
+    if source in _COMPLEX:
+        return target in _COMPLEX
+    return False
+
+
+# Table A (tensor x tensor), by abbreviation; "x" = cannot be promoted.
+_ABBR = {
+    "f32": "FLOAT", "f16": "FLOAT16", "f64": "DOUBLE", "bf16": "BFLOAT16", "s8": "INT8", "u8": "UINT8",
+    "s16": "INT16", "u16": "UINT16", "s32": "INT32", "u32": "UINT32", "s64": "INT64", "u64": "UINT64",
+    "bool": "BOOL", "c32": "COMPLEX32", "c64": "COMPLEX64", "c128": "COMPLEX128",
+}  # fmt: skip
+_ORDER = "f32 f16 f64 bf16 s8 u8 s16 u16 s32 u32 s64 u64 bool c32 c64 c128".split()
+_TABLE_A = """
+f32  f32 f32 f64 f32 f32 f32 f32 x f32 x f32 x f32 c64 c64 c128
+f16  f32 f16 f64 f32 f16 f16 f16 x f16 x f16 x f16 c32 c64 c128
+f64  f64 f64 f64 f64 f64 f64 f64 x f64 x f64 x f64 c128 c128 c128
+bf16 f32 f32 f64 bf16 bf16 bf16 bf16 x bf16 x bf16 x bf16 c32 c64 c128
+s8   f32 f16 f64 bf16 s8 s16 s16 x s32 x s64 x s8 c32 c64 c128
+u8   f32 f16 f64 bf16 s16 u8 s16 x s32 x s64 x u8 c32 c64 c128
+s16  f32 f16 f64 bf16 s16 s16 s16 x s32 x s64 x s16 c32 c64 c128
+u16  x x x x x x x u16 x x x x x x x x
+s32  f32 f16 f64 bf16 s32 s32 s32 x s32 x s64 x s32 c32 c64 c128
+u32  x x x x x x x x x u32 x x x x x x
+s64  f32 f16 f64 bf16 s64 s64 s64 x s64 x s64 x s64 c32 c64 c128
+u64  x x x x x x x x x x x u64 x x x x
+bool f32 f16 f64 bf16 s8 u8 s16 x s32 x s64 x bool c32 c64 c128
+c32  c64 c32 c128 c32 c32 c32 c32 x c32 x c32 x c32 c32 c64 c128
+c64  c64 c64 c128 c64 c64 c64 c64 x c64 x c64 x c64 c64 c64 c128
+c128 c128 c128 c128 c128 c128 c128 c128 x c128 x c128 x c128 c128 c128 c128
+"""
+PROMOTION: dict[tuple[str, str], str | None] = {}
+for _row in _TABLE_A.strip().splitlines():
+    _head, *_cells = _row.split()
+    for _col, _cell in zip(_ORDER, _cells):
+        PROMOTION[(_ABBR[_head], _ABBR[_col])] = None if _cell == "x" else _ABBR[_cell]
+
+
+def promotable(a: str, b: str) -> bool:
+    """True when the two dtypes have a promoted dtype (table A)."""
+    return PROMOTION.get((a, b)) is not None
+
+
+def promote(a: str, b: str) -> str:
+    """The promoted dtype of ``a`` and ``b``; raises ValueError when there is none."""
+    result = PROMOTION.get((a, b))
+    if result is None:
+        raise ValueError(f"{a} and {b} cannot be promoted")
+    return result
+
+
+def pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
+    """Pooled output length (PyTorch's rule, used by every CANN max-pool op)."""
+    num = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = num // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def conv_out(size: int, kernel: int, stride: int, pad: int, dilation: int) -> int:
+    """Convolution output length."""
+    return (size + 2 * pad - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def prod(values) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def expand(values: tuple, n: int) -> tuple:
+    """A length-1 tuple repeated ``n`` times; any other tuple unchanged."""
+    return tuple(values) * n if len(values) == 1 else tuple(values)
+
+
+def or_default(values: tuple, default: tuple) -> tuple:
+    return tuple(values) if len(values) else tuple(default)
+
+
+_PRIVATE: frozenset[str] = frozenset()
+
+
+def set_private_formats(names) -> None:
+    global _PRIVATE
+    _PRIVATE = frozenset(names)
+
+
+def is_private(fmt: str) -> bool:
+    return fmt in _PRIVATE

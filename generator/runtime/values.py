@@ -1,0 +1,271 @@
+"""Argument descriptors and normalisation: what a validator sees of each C argument.
+
+* tensors: :class:`TensorDesc` (shape, dtype name, format name, strides) built from a NumPy array
+  or given directly; a NumPy array's format follows torch_npu's rule (rank 3 -> NCL, 4 -> NCHW,
+  5 -> NCDHW, otherwise ND);
+* ``aclScalar``: :class:`Scalar` (value, dtype name); a Python bool/int/float becomes a BOOL,
+  INT64 or FLOAT scalar;
+* int and bool arrays: tuples; plain C values: Python bool/int/float within the C type's range.
+
+Anything that cannot be one of these raises :class:`AclnnError` (161002) naming the parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from generator.runtime import rules
+from generator.runtime.errors import AclnnError
+
+_PARAM_INVALID = (161002, "ACLNN_ERR_PARAM_INVALID")
+
+
+class _Tables:
+    dtype_by_spelling: dict[str, str] = {}
+    numpy_by_dtype: dict[str, np.dtype] = {}
+    dtype_by_numpy: dict[np.dtype, str] = {}
+    formats: frozenset[str] = frozenset()
+    product_by_spelling: dict[str, str] = {}
+    products: tuple[str, ...] = ()
+
+
+def _key(text: str) -> str:
+    return "".join(str(text).split()).lower().rstrip("。.")
+
+
+def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict]) -> None:
+    """Load the generated catalogue tables (called once by ``aclnn/__init__.py``)."""
+    import ml_dtypes
+
+    spell, to_np, from_np = {}, {}, {}
+    for d in dtypes:
+        for s in (d["name"], d["acl"], *d["aliases"]):
+            spell[_key(s)] = d["name"]
+        if d["numpy"]:
+            np_dtype = np.dtype(getattr(ml_dtypes, d["numpy"], None) or d["numpy"])
+            to_np[d["name"]] = np_dtype
+            from_np.setdefault(np_dtype, d["name"])
+    _Tables.dtype_by_spelling, _Tables.numpy_by_dtype, _Tables.dtype_by_numpy = spell, to_np, from_np
+    _Tables.formats = frozenset(f["name"] for f in formats) | frozenset(f["acl"] for f in formats)
+    rules.set_private_formats(f["name"] for f in formats if f["private"])
+    _Tables.format_by_spelling = {_key(f["acl"]): f["name"] for f in formats} | {
+        _key(f["name"]): f["name"] for f in formats
+    }
+    prods = {}
+    for p in products:
+        for s in (p["tag"], p["zh"], p["en"], p["soc"], *p["aliases"]):
+            prods[_key(s)] = p["tag"]
+    _Tables.product_by_spelling, _Tables.products = prods, tuple(p["tag"] for p in products)
+
+
+def _invalid(message: str) -> AclnnError:
+    return AclnnError(*_PARAM_INVALID, message)
+
+
+def normalize_product(product: object) -> str:
+    """A product tag from a tag or any of the product's names (case and spaces ignored)."""
+    if isinstance(product, (str, int)) and not isinstance(product, bool):
+        tag = _Tables.product_by_spelling.get(_key(str(product)))
+        if tag is not None:
+            return tag
+    raise _invalid(f"unknown product {product!r}; known tags: {', '.join(_Tables.products)}")
+
+
+def normalize_dtype(dtype: object, where: str = "dtype") -> str:
+    """A doc dtype name from an aclDataType name, a doc name, or a NumPy dtype."""
+    if isinstance(dtype, str):
+        name = _Tables.dtype_by_spelling.get(_key(dtype))
+        if name is not None:
+            return name
+        raise _invalid(f"{where}: unknown dtype {dtype!r}")
+    try:
+        np_dtype = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise _invalid(f"{where}: unknown dtype {dtype!r}") from None
+    name = _Tables.dtype_by_numpy.get(np_dtype)
+    if name is None:
+        raise _invalid(f"{where}: NumPy dtype {np_dtype} has no aclDataType")
+    return name
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    """The NumPy dtype of a doc dtype name (bfloat16 via ml_dtypes)."""
+    try:
+        return _Tables.numpy_by_dtype[name]
+    except KeyError:
+        raise _invalid(f"dtype {name} has no NumPy equivalent; the NumPy backend cannot compute it") from None
+
+
+def _normalize_format(fmt: object, where: str) -> str:
+    name = _Tables.format_by_spelling.get(_key(fmt)) if isinstance(fmt, str) else None
+    if name is None:
+        raise _invalid(f"{where}: unknown format {fmt!r}")
+    return name
+
+
+def default_format(rank: int) -> str:
+    """torch_npu's choice of format for a tensor of this rank."""
+    return {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(rank, "ND")
+
+
+@dataclass(frozen=True, init=False)
+class TensorDesc:
+    """Describes an aclTensor without data: shape, dtype, format and (element) strides.
+
+    ``aclnn.TensorDesc((2, 3), "FLOAT16")``; dtype by aclDataType name, doc name or NumPy dtype.
+    """
+
+    shape: tuple[int, ...]
+    dtype: str
+    format: str = "ND"
+    strides: tuple[int, ...] | None = None
+    data: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, shape, dtype, format: str = "ND", strides=None, *, data=None):  # noqa: A002
+        shape_t = _int_tuple(shape, "TensorDesc.shape", allow_negative=False)
+        object.__setattr__(self, "shape", shape_t)
+        object.__setattr__(self, "dtype", normalize_dtype(dtype, "TensorDesc.dtype"))
+        object.__setattr__(self, "format", _normalize_format(format, "TensorDesc.format"))
+        if strides is not None:
+            strides = _int_tuple(strides, "TensorDesc.strides", allow_negative=True)
+            if len(strides) != len(shape_t):
+                raise _invalid(f"TensorDesc.strides has {len(strides)} values for rank {len(shape_t)}")
+        object.__setattr__(self, "strides", strides)
+        object.__setattr__(self, "data", data)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        return rules.prod(self.shape)
+
+    @property
+    def empty(self) -> bool:
+        return 0 in self.shape
+
+
+@dataclass(frozen=True, init=False)
+class Scalar:
+    """An aclScalar: a host value with its dtype (``aclnn.Scalar(1.0, "FLOAT")``)."""
+
+    value: object
+    dtype: str
+
+    def __init__(self, value, dtype):
+        dtype = normalize_dtype(dtype, "Scalar.dtype")
+        if isinstance(value, np.generic):
+            value = value.item()
+        if not isinstance(value, (bool, int, float, complex)):
+            raise _invalid(f"Scalar.value must be a number, got {type(value).__name__}")
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "dtype", dtype)
+
+
+def _int_tuple(values, where: str, *, allow_negative: bool) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise _invalid(f"{where} must be a sequence of integers, got {type(values).__name__}")
+    out = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            raise _invalid(f"{where} must hold integers, got {v!r}")
+        v = int(v)
+        if not allow_negative and v < 0:
+            raise _invalid(f"{where} has a negative size {v}")
+        if not -(2**63) <= v < 2**63:
+            raise _invalid(f"{where} value {v} does not fit in int64")
+        out.append(v)
+    return tuple(out)
+
+
+def as_tensor(name: str, value: object) -> TensorDesc | None:
+    """Normalise a tensor argument: None, a NumPy array or a TensorDesc."""
+    if value is None or isinstance(value, TensorDesc):
+        return value
+    if isinstance(value, np.ndarray):
+        dtype = normalize_dtype(value.dtype, name)
+        strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
+        desc = TensorDesc(value.shape, dtype, default_format(value.ndim), strides, data=value)
+        return desc
+    raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
+
+
+def as_scalar(name: str, value: object) -> Scalar | None:
+    """Normalise an aclScalar argument: None, a Scalar, or a Python/NumPy number."""
+    if value is None or isinstance(value, Scalar):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return Scalar(bool(value), "BOOL")
+    if isinstance(value, numbers.Integral):
+        if not -(2**63) <= int(value) < 2**63:
+            raise _invalid(f"{name}: integer {value} does not fit an INT64 scalar")
+        return Scalar(int(value), "INT64")
+    if isinstance(value, numbers.Real):
+        return Scalar(float(value), "FLOAT")
+    raise _invalid(f"{name}: expected a number or aclnn.Scalar, got {type(value).__name__}")
+
+
+def as_int_array(name: str, value: object) -> tuple[int, ...] | None:
+    """Normalise an aclIntArray argument (None or a sequence of int64 values)."""
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return _int_tuple(value, name, allow_negative=True)
+
+
+def as_bool_array(name: str, value: object) -> tuple[bool, ...] | None:
+    """Normalise an aclBoolArray argument (None or a sequence of bools)."""
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise _invalid(f"{name} must be a sequence of bools, got {type(value).__name__}")
+    out = []
+    for v in value:
+        if not isinstance(v, (bool, np.bool_)):
+            raise _invalid(f"{name} must hold bools, got {v!r}")
+        out.append(bool(v))
+    return tuple(out)
+
+
+_INT_RANGES = {
+    "int": (-(2**31), 2**31 - 1),
+    "int32_t": (-(2**31), 2**31 - 1),
+    "int8_t": (-128, 127),
+    "int64_t": (-(2**63), 2**63 - 1),
+    "uint64_t": (0, 2**64 - 1),
+}
+
+
+def as_int(name: str, value: object, ctype: str = "int") -> int:
+    """Normalise a plain C integer argument; it must fit ``ctype``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise _invalid(f"{name} must be an integer ({ctype}), got {value!r}")
+    low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
+    if not low <= int(value) <= high:
+        raise _invalid(f"{name} = {value} does not fit the C type {ctype}")
+    return int(value)
+
+
+def as_bool(name: str, value: object) -> bool:
+    """Normalise a plain C bool argument."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise _invalid(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
+def as_float(name: str, value: object) -> float:
+    """Normalise a plain C float/double argument."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise _invalid(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        return value
+    return value

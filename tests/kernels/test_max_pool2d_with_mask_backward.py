@@ -1,0 +1,384 @@
+"""max_pool2d_with_mask(_backward) and the INT8 mask codecs vs torch max_pool2d / max_pool2d_with_indices_backward."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from generator.kernels.max_pool2d_with_mask_backward import (
+    decode_mask,
+    encode_mask,
+    mask_layout,
+    mask_shape,
+    max_pool2d_with_mask,
+    max_pool2d_with_mask_backward,
+)
+from tests.kernels.conftest import DTYPE_IDS, DTYPES, TOLERANCES, to_torch
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+A2, V1 = "a2_int32", "v1_bitmask"
+
+# (self shape, kernel, stride, padding, ceil_mode)
+CASES = [
+    ((2, 3, 6, 7), [2], [2], [0], False),  # non-overlapping, 4-D
+    ((1, 18, 7, 9), [3], [2], [1], True),  # overlapping, padding, ceil, C spans two C0 blocks
+    ((3, 9, 8), [3, 2], [1, 2], [1, 1], False),  # 3-D (C, H, W), per-axis attrs, stride 1 rows
+    ((2, 5, 5, 11), [2, 3], [], [1, 0], True),  # empty stride (= kernel), ceil
+    ((1, 17, 8, 9), [3], [3], [1], True),  # ceil: Ho (8+2-3+2)//3+1 = 4 trimmed to 3 (9 >= 8+1); Wo = 4
+    ((2, 4, 10, 6), [4, 2], [3, 1], [2, 1], False),  # larger kernel with maximal padding
+]
+CASE_IDS = [f"case{i}" for i in range(len(CASES))]
+
+
+def _pair(values, default=None):
+    values = list(values)
+    if not values:
+        return default
+    return values * 2 if len(values) == 1 else values
+
+
+def _attrs(kernel, stride, padding):
+    k = _pair(kernel)
+    return k, _pair(stride, k), _pair(padding)
+
+
+def _torch_forward(x32, kernel, stride, padding, ceil_mode):
+    k, s, p = _attrs(kernel, stride, padding)
+    out, idx = F.max_pool2d(torch.from_numpy(x32), k, s, p, 1, ceil_mode=ceil_mode, return_indices=True)
+    return out.numpy(), idx
+
+
+def _golden_backward(grad, x, idx, kernel, stride, padding, ceil_mode):
+    """ATK golden: torch max_pool2d_with_indices_backward in float32, cast back to the input dtype."""
+    k, s, p = _attrs(kernel, stride, padding)
+    res = torch.ops.aten.max_pool2d_with_indices_backward(
+        torch.from_numpy(grad.astype(np.float32)),
+        torch.from_numpy(x.astype(np.float32)),
+        k,
+        s,
+        p,
+        [1, 1],
+        ceil_mode,
+        idx,
+    )
+    return res.numpy().astype(x.dtype)
+
+
+def _atk_encode(idx_torch, shape):
+    """The ATK executor's encoder: int32, flatten, zero-pad to the mask size, view as int8, reshape."""
+    flat = idx_torch.numpy().astype(np.int32).reshape(-1)
+    buf = np.zeros(int(np.prod(shape)) // 4, np.int32)
+    buf[: flat.size] = flat
+    return buf.view(np.int8).reshape(shape)
+
+
+def _close(got, want):
+    rtol, atol = TOLERANCES[np.dtype(want.dtype)]
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol, atol=atol)
+
+
+def _input(rng, shape, dtype, ties):
+    if ties:
+        return rng.integers(-2, 3, size=shape).astype(np.float32).astype(dtype)
+    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+
+
+# --------------------------------------------------------------------------------------------- layouts
+
+
+def test_mask_layout():
+    assert mask_layout("910b", [3, 3]) == A2
+    assert mask_layout("910_93", [2]) == A2
+    assert mask_layout("910b", [1, 2]) == A2
+    assert mask_layout("910b", [1]) == V1
+    assert mask_layout("910_93", [1, 1]) == V1
+    assert mask_layout("910", [3, 3]) == V1
+    assert mask_layout("910", [1]) == V1
+    for product in ("950", "310p", "310b", "kirinx90"):
+        with pytest.raises(ValueError):
+            mask_layout(product, [2, 2])
+
+
+def test_mask_shape():
+    # seed 000 sample: self {1,1,4,3}, kernel 2, stride 2 -> Ho*Wo = 2 -> (ceil(2/16)+1)*32 = 64
+    assert mask_shape((1, 1, 4, 3), [2, 2], [2, 2], [0, 0], [1, 1], False) == (1, 1, 4, 64)
+    # Ho = Wo = 5 -> 25 positions -> (2 + 1) * 32 = 96; 3-D self drops N
+    assert mask_shape((7, 10, 10), [3], [2], [1], [1], False) == (7, 9, 96)
+    # stride defaults to kernel; ceil mode changes Ho: 17 x 1 = 17 positions (3 blocks) vs 16 (2 blocks)
+    assert mask_shape((2, 3, 33, 2), [2], [], [0], [1], True) == (2, 3, 4, 96)
+    assert mask_shape((2, 3, 33, 2), [2], [], [0], [1], False) == (2, 3, 4, 64)
+    assert mask_shape((1, 1, 64, 4), [2], [2], [0], [1], False) == (
+        1,
+        1,
+        4,
+        160,
+    )  # 64 positions -> 4+1 blocks
+
+
+# --------------------------------------------------------------------------------------------- vs torch
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_backward_a2_mask_matches_torch(rng, dtype, case):
+    shape, kernel, stride, padding, ceil_mode = case
+    for ties in (False, True):
+        x = _input(rng, shape, dtype, ties)
+        _, idx_t = _torch_forward(x.astype(np.float32), kernel, stride, padding, ceil_mode)
+        grad = rng.uniform(-2, 2, size=tuple(idx_t.shape)).astype(np.float32).astype(dtype)
+        mask = _atk_encode(idx_t, mask_shape(shape, kernel, stride, padding, [1], ceil_mode))
+        np.testing.assert_array_equal(
+            encode_mask(idx_t.numpy(), shape, kernel, stride, padding, ceil_mode, layout=A2), mask
+        )
+        got = max_pool2d_with_mask_backward(
+            grad, x, mask, kernel, stride, padding, [1], ceil_mode, product="910b"
+        )
+        assert got.dtype == dtype and got.shape == x.shape
+        _close(got, _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("product", ["910b", "910_93", "910"])
+def test_forward_mask_roundtrip_matches_torch(rng, dtype, case, product):
+    """our forward -> device mask -> our backward == torch backward; decode(mask) == torch indices."""
+    shape, kernel, stride, padding, ceil_mode = case
+    layout = mask_layout(product, kernel)
+    x = _input(rng, shape, dtype, ties=rng.integers(2) == 1)
+    x32 = x.astype(np.float32)
+    if product == "910" and dtype == np.float32:
+        x32 = x32.astype(np.float16).astype(np.float32)  # 910 compares FLOAT as FLOAT16
+    out_t, idx_t = _torch_forward(x32, kernel, stride, padding, ceil_mode)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, padding, [1], ceil_mode, product=product)
+    assert mask.dtype == np.int8 and mask.shape == mask_shape(shape, kernel, stride, padding, [1], ceil_mode)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out.astype(np.float32), out_t.astype(dtype).astype(np.float32))
+    decoded = decode_mask(mask, shape, kernel, stride, padding, ceil_mode, layout=layout)
+    np.testing.assert_array_equal(decoded, idx_t.numpy())
+    np.testing.assert_array_equal(
+        encode_mask(decoded, shape, kernel, stride, padding, ceil_mode, layout=layout), mask
+    )
+    grad = rng.uniform(-2, 2, size=out.shape).astype(np.float32).astype(dtype)
+    got = max_pool2d_with_mask_backward(
+        grad, x, mask, kernel, stride, padding, [1], ceil_mode, product=product
+    )
+    _close(got, _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("shape, stride", [((2, 20, 5, 6), [1]), ((3, 7, 5), [2, 3]), ((1, 16, 4, 4), [])])
+def test_one_by_one_kernel_on_a2_uses_bitmask(rng, dtype, shape, stride):
+    x = _input(rng, shape, dtype, ties=False)
+    out, mask = max_pool2d_with_mask(x, [1, 1], stride, [0], [1], False, product="910b")
+    out_t, idx_t = _torch_forward(x.astype(np.float32), [1], stride, [0], False)
+    np.testing.assert_array_equal(out.astype(np.float32), out_t)
+    # every word of the used region is 0xFFFF, the rest of the INT8 buffer is zero
+    n = shape[0] if len(shape) == 4 else 1
+    c = shape[-3]
+    used = n * (-(-c // 16)) * 1 * mask.shape[-1]  # bytes: N * C1 * kH*kW * Q*2
+    raw = mask.reshape(-1).view(np.uint8)
+    assert np.all(raw[:used] == 0xFF) and np.all(raw[used:] == 0)
+    np.testing.assert_array_equal(decode_mask(mask, shape, [1], stride, [0], False, layout=V1), idx_t.numpy())
+    grad = rng.uniform(-2, 2, size=out.shape).astype(np.float32).astype(dtype)
+    got = max_pool2d_with_mask_backward(grad, x, mask, [1], stride, [0], [1], False, product="910_93")
+    _close(got, _golden_backward(grad, x, idx_t, [1], stride, [0], False))
+
+
+# --------------------------------------------------------------------------------------------- bit layout
+
+
+def test_v1_bit_positions_by_hand():
+    """Channel 16*c1+b, window cell k, output p -> bit b of little-endian uint16 word ((n*C1+c1)*K+k)*Q+p."""
+    n, c, h, w = 2, 18, 4, 4
+    kernel, stride = [2, 2], [2, 2]
+    x = np.zeros((n, c, h, w), np.float32)
+    # n=1, channel 17 (c1=1, b=1): output (ho=1, wo=0) -> window rows 2-3, cols 0-1; put the max at (3, 1) -> k=3
+    x[1, 17, 3, 1] = 5.0
+    _, mask = max_pool2d_with_mask(x, kernel, stride, [0], [1], False, product="910")
+    q = 32  # Ho*Wo = 4 -> (1 + 1) * 16 words
+    raw = mask.reshape(-1).view(np.uint8)
+
+    def word(ni, c1, k, p):
+        off = (((ni * 2 + c1) * 4 + k) * q + p) * 2
+        return int(raw[off]) | (int(raw[off + 1]) << 8)
+
+    p = 1 * 2 + 0
+    assert word(1, 1, 3, p) & (1 << 1)
+    assert not word(1, 1, 0, p) & (1 << 1)
+    # all-zero planes: first window cell (k=0) holds every bit; pad lanes 2..15 of c1=1 included
+    assert word(0, 0, 0, 0) == 0xFFFF and word(0, 1, 0, 0) == 0xFFFF
+    assert word(1, 1, 0, p) == 0xFFFF & ~(1 << 1)
+    assert word(1, 1, 3, p) == 1 << 1
+    # tail words (p >= Ho*Wo) and the "+1" block are zero; bytes past N*C1*K*Q*2 are zero
+    assert all(
+        word(ni, c1, k, pp) == 0 for ni in range(2) for c1 in range(2) for k in range(4) for pp in range(4, q)
+    )
+    assert not raw[n * 2 * 4 * q * 2 :].any()
+
+
+def test_v1_pad_lanes_follow_first_inbounds_cell():
+    # padding 1 -> window (0,0) starts at (-1,-1): first in-bounds cell is k = 1*2 + 1 = 3
+    x = np.zeros((1, 1, 3, 3), np.float32)
+    _, mask = max_pool2d_with_mask(x, [2], [2], [1], [1], False, product="910")
+    words = mask.reshape(-1).view("<u2")
+    assert words[3 * 32 + 0] == 0xFFFF  # k=3, p=0: channel 0 and the 15 zero-padded lanes
+    assert words[0 * 32 + 0] == 0 and words[1 * 32 + 0] == 0 and words[2 * 32 + 0] == 0
+
+
+def test_v1_multiple_bits_add_to_each_cell_and_padding_is_dropped():
+    shape, kernel, stride, padding = (1, 2, 4, 4), [2], [2], [1]
+    ms = mask_shape(shape, kernel, stride, padding, [1], False)  # Ho = Wo = 3 -> Q = 32
+    words = np.zeros(int(np.prod(ms)) // 2, "<u2")
+    q = 32
+
+    def setbit(k, p, ch):
+        words[k * q + p] |= 1 << ch
+
+    # output (1,1) (p=4): window rows 1-2, cols 1-2; channel 0 flags k=0 and k=3 -> both get the gradient
+    setbit(0, 4, 0)
+    setbit(3, 4, 0)
+    # output (0,0) (p=0): window rows -1..0, cols -1..0; channel 1 flags k=0 (padding) and k=3 (cell (0,0))
+    setbit(0, 0, 1)
+    setbit(3, 0, 1)
+    # output (2,2) (p=8) channel 1: no bit at all -> dropped
+    mask = words.view(np.int8).reshape(ms)
+    grad = np.zeros((1, 2, 3, 3), np.float32)
+    grad[0, 0, 1, 1] = 2.0
+    grad[0, 1, 0, 0] = 3.0
+    grad[0, 1, 2, 2] = 7.0
+    got = max_pool2d_with_mask_backward(
+        grad, np.zeros(shape, np.float32), mask, kernel, stride, padding, [1], False, product="910"
+    )
+    want = np.zeros(shape, np.float32)
+    want[0, 0, 1, 1] = 2.0
+    want[0, 0, 2, 2] = 2.0
+    want[0, 1, 0, 0] = 3.0
+    np.testing.assert_array_equal(got, want)
+    decoded = decode_mask(mask, shape, kernel, stride, padding, False, layout=V1)
+    assert decoded[0, 0, 1, 1] == 1 * 4 + 1  # first flagged cell wins
+    assert decoded[0, 1, 0, 0] == 0  # the padding cell is skipped
+    assert decoded[0, 1, 2, 2] == -1
+
+
+def test_seed_sample_under_v1_layout():
+    """Seed 000 / current doc sample: 4x3 input, kernel 2 stride 2, first 32 mask bytes = -1 (product 910)."""
+    x = np.array(
+        [0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847, 1.7510, 0.9954, 0.1842, 0.8392, 0.4835, 0.9213]
+    )
+    x = x.astype(np.float32).reshape(1, 1, 4, 3)
+    mask = np.zeros(256, np.int8)
+    mask[:32] = -1
+    mask = mask.reshape(1, 1, 4, 64)
+    args = ([2, 2], [2, 2], [0, 0])
+    decoded = decode_mask(mask, x.shape, *args, False, layout=V1)
+    np.testing.assert_array_equal(decoded.reshape(-1), [0, 6])  # top-left cells (0,0) and (2,0)
+    ones = np.ones((1, 1, 2, 1), np.float32)
+    got = max_pool2d_with_mask_backward(ones, x, mask, *args, [1, 1], False, product="910")
+    want = np.zeros(12, np.float32)
+    want[[0, 6]] = 1.0
+    np.testing.assert_array_equal(got.reshape(-1), want)
+    grad = np.array([0.4757, 0.1726], np.float32).reshape(1, 1, 2, 1)  # the sample's actual gradOutput
+    got = max_pool2d_with_mask_backward(grad, x, mask, *args, [1, 1], False, product="910")
+    want[[0, 6]] = [0.4757, 0.1726]
+    np.testing.assert_array_equal(got.reshape(-1), want)
+    # the device-written mask for this input also routes to cells 0 and 6 (they are the true maxima)
+    _, own = max_pool2d_with_mask(x, *args, [1, 1], False, product="910")
+    np.testing.assert_array_equal(decode_mask(own, x.shape, *args, False, layout=V1).reshape(-1), [0, 6])
+    # under the A2 layout those bytes are int32 -1: invalid
+    with pytest.raises(ValueError):
+        max_pool2d_with_mask_backward(grad, x, mask, *args, [1, 1], False, product="910b")
+
+
+def test_910_compares_float_as_float16():
+    # 1.0001 and 1.0002 round to the same float16 -> on 910 the first cell wins, on A2 the true maximum
+    x = np.array([[1.0001, 1.0002], [0.0, 0.5]], np.float32).reshape(1, 1, 2, 2)
+    out_v1, mask_v1 = max_pool2d_with_mask(x, [2], [2], [0], [1], False, product="910")
+    out_a2, mask_a2 = max_pool2d_with_mask(x, [2], [2], [0], [1], False, product="910b")
+    assert decode_mask(mask_v1, x.shape, [2], [2], [0], False, layout=V1).item() == 0
+    assert decode_mask(mask_a2, x.shape, [2], [2], [0], False, layout=A2).item() == 1
+    assert out_v1.item() == np.float32(np.float16(1.0001)) and out_a2.item() == np.float32(1.0002)
+
+
+# --------------------------------------------------------------------------------------------- codecs
+
+
+@pytest.mark.parametrize("layout", [A2, V1])
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_encode_decode_roundtrip(rng, layout, case):
+    shape, kernel, stride, padding, ceil_mode = case
+    _, idx_t = _torch_forward(
+        rng.standard_normal(shape).astype(np.float32), kernel, stride, padding, ceil_mode
+    )
+    argmax = idx_t.numpy()
+    mask = encode_mask(argmax, shape, kernel, stride, padding, ceil_mode, layout=layout)
+    assert mask.dtype == np.int8 and mask.shape == mask_shape(shape, kernel, stride, padding, [1], ceil_mode)
+    back = decode_mask(mask, shape, kernel, stride, padding, ceil_mode, layout=layout)
+    np.testing.assert_array_equal(back, argmax)
+    assert back.dtype == np.int64
+    # decode reads the raw buffer: a larger / differently shaped int8 buffer with the same prefix also works
+    bigger = np.concatenate([mask.reshape(-1), np.full(64, 7, np.int8)])
+    np.testing.assert_array_equal(
+        decode_mask(bigger, shape, kernel, stride, padding, ceil_mode, layout=layout), argmax
+    )
+
+
+def test_encode_v1_rejects_cells_outside_the_window():
+    shape = (1, 1, 4, 4)
+    argmax = np.array([0, 2, 8, 10]).reshape(1, 1, 2, 2)  # top-left of each 2x2 window: fine
+    encode_mask(argmax, shape, [2], [2], [0], False, layout=V1)
+    argmax[0, 0, 1, 1] = 0  # (0,0) is not in the window of output (1,1)
+    with pytest.raises(ValueError):
+        encode_mask(argmax, shape, [2], [2], [0], False, layout=V1)
+
+
+# --------------------------------------------------------------------------------------------- edges
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("product", ["910b", "910"])
+def test_empty_batch(dtype, product):
+    shape = (0, 3, 6, 6)
+    x = np.zeros(shape, dtype)
+    out, mask = max_pool2d_with_mask(x, [2], [2], [0], [1], False, product=product)
+    assert out.shape == (0, 3, 3, 3) and mask.shape == (0, 3, 4, 64)
+    got = max_pool2d_with_mask_backward(
+        np.zeros((0, 3, 3, 3), dtype), x, mask, [2], [2], [0], [1], False, product=product
+    )
+    assert got.shape == shape and got.dtype == dtype
+
+
+def test_rejections():
+    x = np.zeros((1, 2, 4, 4), np.float32)
+    grad = np.zeros((1, 2, 2, 2), np.float32)
+    mask = np.zeros(mask_shape(x.shape, [2], [2], [0], [1], False), np.int8)
+    bwd = max_pool2d_with_mask_backward
+    with pytest.raises(ValueError):  # dilation must be 1
+        bwd(grad, x, mask, [2], [2], [0], [2], False)
+    with pytest.raises(ValueError):  # padding > kernel // 2
+        bwd(grad, x, mask, [2], [2], [2], [1], False)
+    with pytest.raises(ValueError):  # grad_output is not the pooled shape
+        bwd(np.zeros((1, 2, 3, 3), np.float32), x, mask, [2], [2], [0], [1], False)
+    with pytest.raises(ValueError):  # too few mask bytes
+        bwd(grad, x, mask.reshape(-1)[:10], [2], [2], [0], [1], False)
+    with pytest.raises(ValueError):  # unsupported product
+        bwd(grad, x, mask, [2], [2], [0], [1], False, product="950")
+    with pytest.raises(ValueError):  # 5-D self
+        bwd(grad[None], x[None], mask, [2], [2], [0], [1], False)
+    with pytest.raises(TypeError):  # mask must be INT8
+        bwd(grad, x, mask.astype(np.int32), [2], [2], [0], [1], False)
+    with pytest.raises(TypeError):
+        bwd(grad.astype(np.float16), x, mask, [2], [2], [0], [1], False)
+    bad = encode_mask(np.full((1, 2, 2, 2), 16), x.shape, [2], [2], [0], False, layout=A2)
+    with pytest.raises(ValueError):  # argmax outside the H*W plane
+        bwd(grad, x, bad, [2], [2], [0], [1], False)
+
+
+def test_torch_tensor_helpers_roundtrip(rng):
+    # the A2 decode of a bfloat16-input forward equals torch's indices on the same bf16 data
+    x = rng.standard_normal((1, 3, 5, 5)).astype(np.float32)
+    x_bf = x.astype(DTYPES[2])
+    _, mask = max_pool2d_with_mask(x_bf, [3], [2], [1], [1], True, product="910b")
+    _, idx = F.max_pool2d(to_torch(x_bf), 3, 2, 1, ceil_mode=True, return_indices=True)
+    np.testing.assert_array_equal(decode_mask(mask, x.shape, [3], [2], [1], True, layout=A2), idx.numpy())
