@@ -67,6 +67,8 @@ def cmd_lint(args) -> int:
 
 def _strict_diagnostics(project) -> list[Diagnostic]:
     """--strict: every prose field must carry an English text."""
+    from pydantic import BaseModel
+
     from generator.model import Text
 
     diags = []
@@ -80,7 +82,7 @@ def _strict_diagnostics(project) -> list[Diagnostic]:
                     dotted = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
                     diags.append(Diagnostic(file, line, col, dotted, "missing English text ('en')"))
                 return
-            if hasattr(value, "model_fields"):
+            if isinstance(value, BaseModel):
                 for name in type(value).model_fields:
                     walk(getattr(value, name), path + (name,))
             elif isinstance(value, (list, tuple)):

@@ -110,7 +110,9 @@ def _pydantic_diagnostics(exc: ValidationError, located: Located, file: str) -> 
     for err in exc.errors():
         loc = tuple(err["loc"])
         # Drop pydantic's union-branch markers (e.g. 'ExampleTensor', 'list[int]') from the path.
-        path = tuple(p for p in loc if isinstance(p, int) or p in _field_names(located, loc))
+        path = tuple(
+            p for p in loc if isinstance(p, int) or (p in _field_names(located, loc) and not p.startswith("Example"))
+        )
         line, col = located.locate(path)
         message = err["msg"]
         if err["type"] == "extra_forbidden":
@@ -382,7 +384,7 @@ class _CrossChecker:
         expected_snake = snake_case(self.spec.op)
         if self.spec.snake != expected_snake:
             self.error(("snake",), f"snake name of {self.spec.name} should be '{expected_snake}'")
-        if self.info.path.stem != self.spec.snake:
+        elif self.info.path.stem != self.spec.snake:
             self.error(("snake",), f"file name '{self.info.path.name}' should be '{self.spec.snake}.yaml'")
 
     def _product(self, path: tuple, tag: str) -> None:
@@ -429,7 +431,7 @@ class _CrossChecker:
                 covered |= set(tags)
                 for j, name in enumerate(rule.dtypes):
                     self._dtype(path + ("tensor", "dtypes", i, "dtypes", j), name)
-            missing = [t for t in self.spec.products if t not in covered]
+            missing = [t for t in self.spec.products if t not in covered and t in self.catalog.product_tags]
             if missing:
                 self.error(path + ("tensor", "dtypes"), f"no dtypes given for supported product(s) {', '.join(missing)}")
             for i, name in enumerate(p.tensor.formats):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
 SLUG = r"^[a-z0-9][a-z0-9_-]*$"
@@ -368,7 +368,25 @@ class ExampleScalar(Strict):
     dtype: DtypeName
 
 
-ExampleValue = Union[ExampleTensor, ExampleScalar, list[int], list[bool], bool, int, float, None]
+def _example_kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "ExampleTensor" if "shape" in value else "ExampleScalar"
+    if isinstance(value, list):
+        return "ExampleList"
+    return "ExampleNone" if value is None else "ExamplePlain"
+
+
+# An example input: a tensor, an aclScalar, an int/bool list, a plain value, or null.
+ExampleValue = Annotated[
+    Union[
+        Annotated[ExampleTensor, Tag("ExampleTensor")],
+        Annotated[ExampleScalar, Tag("ExampleScalar")],
+        Annotated[list[Union[bool, int]], Tag("ExampleList")],
+        Annotated[Union[bool, int, float], Tag("ExamplePlain")],
+        Annotated[None, Tag("ExampleNone")],
+    ],
+    Discriminator(_example_kind),
+]
 
 
 class Tolerance(Strict):

@@ -134,7 +134,7 @@ class _Grid:
         self.stride, self.pad_lo = stride, pad_lo
         qmax = [((k - 1) * d) // s for k, d, s in zip(kernel, dilation, stride, strict=True)]
         self.lq = tuple(
-            max(o + q, -(-(lo + xs) // s), 1)
+            max(o, -(-(lo + xs) // s), 1)
             for o, q, lo, xs, s in zip(y_size, qmax, pad_lo, x_size, stride, strict=True)
         )
         cell = math.prod(self.lq)
@@ -354,6 +354,6 @@ def convolution_backward(
         grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
     if need_gb:
         grad_bias = from_compute(
-            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2)[0], np.dtype(grad_output.dtype)
+            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2).sum(axis=0), np.dtype(grad_output.dtype)
         )
     return grad_input, grad_weight, grad_bias

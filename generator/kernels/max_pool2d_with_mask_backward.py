@@ -250,7 +250,7 @@ def decode_mask(mask, self_shape, kernel_size, stride, padding, ceil_mode, *, la
     kk = kernel[0] * kernel[1]
     words = _v1_words(mask, n, c, kk, ho, wo)
     out = np.full((n, c, ho, wo), -1, dtype=np.int64)
-    for k in range(kk - 1, -1, -1):  # reverse so that the first flagged cell wins
+    for k in range(kk):  # reverse so that the first flagged cell wins
         target, valid = _window_cell(k, kernel, stride_, pad, ho, wo, h, w)
         sel = _v1_bits(words, k, c, ho, wo) & valid
         np.copyto(out, target, where=sel)
