@@ -491,6 +491,14 @@ class _CrossChecker:
                 self.error(path + ("params", i), f"a '{c.kind}' check applies to arrays; '{name}' is {p.ctype}")
             if c.kind == "rank_supported" and p.tensor and p.tensor.rank is None:
                 self.error(path + ("params", i), f"'{name}' declares no rank range for 'rank_supported'")
+        if c.cases is not None:
+            if c.cases.product is not None:
+                self._product(path + ("cases", "product"), c.cases.product)
+            for which in ("trigger", "boundary"):
+                for name, value in getattr(c.cases, which).items():
+                    p = self._param_ref(path + ("cases", which, name), name)
+                    if p is not None:
+                        self._example_value(path + ("cases", which, name), p, value, allow_null=True)
         if c.kind == "dtype_castable" and c.to is not None:
             if c.to not in self.params and c.to not in self.catalog.dtype_names:
                 choices = [*self.params, *self.catalog.dtype_names]
@@ -516,12 +524,12 @@ class _CrossChecker:
                 self.error(base + ("expected", name), f"'{name}' is not an output")
             self._dtype(base + ("expected", name, "dtype"), value.dtype)
 
-    def _example_value(self, path: tuple, p: Param, value) -> None:
+    def _example_value(self, path: tuple, p: Param, value, allow_null: bool = False) -> None:
         from generator.model import ExampleScalar, ExampleTensor
 
         kind = expr_type(p)
         if value is None:
-            if not p.nullable:
+            if not p.nullable and not allow_null:
                 self.error(path, f"'{p.name}' is not nullable")
             return
         if kind == ex.TENSOR:

@@ -261,6 +261,18 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
 OPTIONAL_FIELDS = ("params", "dtypes", "to", "formats", "rank", "lengths", "expr")
 
 
+class CheckCases(Strict):
+    """Inputs that exercise one check, as overrides of the example's inputs (tensors need no data).
+
+    ``trigger`` must fail with exactly this check; ``boundary`` (default: the example itself) is
+    the closest input that passes. ``product`` replaces the example's product for both.
+    """
+
+    product: ProductTag | None = None
+    trigger: dict[str, "ExampleValue"]
+    boundary: dict[str, "ExampleValue"] = {}
+
+
 class Check(Strict):
     """One first-phase check: the rule, its status code and the doc's words for its failure.
 
@@ -303,6 +315,7 @@ class Check(Strict):
     enforced: bool = True
     doc_code: StatusRef | None = None
     note: Text | None = None
+    cases: CheckCases | None = None
 
     @model_validator(mode="after")
     def _fields_match_kind(self) -> Check:
@@ -369,6 +382,8 @@ class ExampleScalar(Strict):
 
 
 def _example_kind(value: object) -> str:
+    if isinstance(value, (ExampleTensor, ExampleScalar)):
+        return type(value).__name__
     if isinstance(value, dict):
         return "ExampleTensor" if "shape" in value else "ExampleScalar"
     if isinstance(value, list):
@@ -466,3 +481,8 @@ class OpSpec(Strict):
 def snake_case(name: str) -> str:
     """``gradOutput`` -> ``grad_output``; ``selfOrResult`` -> ``self_or_result``."""
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+CheckCases.model_rebuild()
+Check.model_rebuild()
+OpSpec.model_rebuild()

@@ -134,7 +134,7 @@ class _Grid:
         self.stride, self.pad_lo = stride, pad_lo
         qmax = [((k - 1) * d) // s for k, d, s in zip(kernel, dilation, stride, strict=True)]
         self.lq = tuple(
-            max(o, -(-(lo + xs) // s), 1)
+            max(o + q, -(-(lo + xs) // s), 1)
             for o, q, lo, xs, s in zip(y_size, qmax, pad_lo, x_size, stride, strict=True)
         )
         cell = math.prod(self.lq)

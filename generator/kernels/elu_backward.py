@@ -28,8 +28,8 @@ Readings chosen where the facts are silent
   arithmetic (including inf/NaN propagation) is the plain IEEE float32 formula, as in PyTorch.
 
 Implementation: the arrays are processed in cache-sized blocks (a loop over blocks, never over elements)
-with in-place ufuncs and a bitwise blend instead of ``np.where`` (3-5x faster), so extra memory is a few hundred KiB on top of the float32 views of the inputs and
-the output.
+with in-place ufuncs and a bitwise blend instead of ``np.where`` (3-5x faster), so extra memory is a few
+hundred KiB on top of the float32 views of the inputs and the output.
 """
 
 from __future__ import annotations

@@ -3,14 +3,15 @@
 Conventions (facts 5.1)
 -----------------------
 * ``self`` is 4-D ``(N, C, H, W)`` or 3-D ``(C, H, W)`` (treated as ``N = 1``); ``grad_output`` is the pooled
-  ``(N, C, Ho, Wo)`` (``(C, Ho, Wo)``).  ``kernel_size``/``padding``/``dilation`` have 1 or 2 values, ``stride``
-  0, 1 or 2 (empty = ``kernel_size``); ``0 <= padding <= kernel_size // 2`` and ``dilation == 1`` (the op's
-  checks; violations raise ``ValueError``).  Pooled sizes follow ``pool_out_size`` (incl. the ceil rule).
+  ``(N, C, Ho, Wo)`` (``(C, Ho, Wo)``).  ``kernel_size``/``padding``/``dilation`` have 1 or 2 values,
+  ``stride`` 0, 1 or 2 (empty = ``kernel_size``); ``0 <= padding <= kernel_size // 2`` and ``dilation == 1``
+  (the op's checks; violations raise ``ValueError``).  Pooled sizes follow ``pool_out_size`` (incl. the
+  ceil rule).
 * Semantics: ``grad_input[n, c, h, w] = sum of grad_output[n, c, ho, wo]`` over the outputs whose window
   maximum (first maximum in row-major window order, padding never wins) is ``(h, w)``.  Sums are formed in
   float32/float64 and rounded once to the dtype of ``self`` (the ATK golden runs PyTorch in float32).
-* The INT8 ``indices`` mask has the declared shape ``[N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32]`` (3-D: no ``N``), but
-  its BYTE LAYOUT depends on the product (``mask_layout``):
+* The INT8 ``indices`` mask has the declared shape ``[N, C, kH*kW, (ceil(Ho*Wo/16)+1)*32]`` (3-D: no
+  ``N``), but its BYTE LAYOUT depends on the product (``mask_layout``):
 
   - ``"a2_int32"`` (products ``"910b"``/``"910_93"``, kernel != 1x1): the first ``N*C*Ho*Wo*4`` bytes are
     little-endian int32 argmax values ordered ``(n, c, ho, wo)``, each the flat ``h*W + w`` inside the
@@ -29,8 +30,9 @@ Readings chosen where the facts are unsure (all [inferred] in the facts, not ver
 * Bit numbering of Layout B: bit ``b`` = C0 lane ``b``, LSB first, words little-endian (the facts' reading of
   TIK ``vcmpv_eq``).
 * Several bits set for one ``(n, c, ho, wo)`` (impossible in a device-written mask): the backward adds the
-  gradient to EVERY flagged cell, because the device kernel multiplies each window cell's gradient by its
-  own mask bit independently; ``decode_mask`` reports the first flagged cell.  Flagged cells that fall in
+  gradient to EVERY flagged cell (the mask is consumed as one bit plane per window cell, so each plane is
+  applied independently -- an assumption, not verified on device); ``decode_mask`` reports the first
+  flagged cell.  Flagged cells that fall in
   the padding are dropped (backward) / reported as -1 (decode).  No bit set -> gradient dropped, -1.
 * Forward mask details reproduced from the facts: words for ``q`` in ``[Ho*Wo, Q)`` (tail and the "+1"
   block) are 0; channel lanes ``b >= C - 16*c1`` of the last ``c1`` block belong to the zero channels that
@@ -41,6 +43,8 @@ Readings chosen where the facts are unsure (all [inferred] in the facts, not ver
   loss); the forward ``out`` is then the float16-rounded maximum returned as float32.  The backward still
   accumulates in float32 (the golden does), i.e. the device's float16 rounding of ``grad_output`` on 910 is
   not emulated.  BFLOAT16 on 910 is rejected by the op's dtype check, not by this kernel.
+* Empty tensors: a zero batch ``N`` returns correctly shaped zeros (the op's empty shortcut); a zero ``C``,
+  ``H`` or ``W`` raises ``ValueError`` because the op rejects it (161002) before the empty shortcut.
 * NaN inputs are excluded by the doc; the forward follows PyTorch (a NaN replaces the running maximum).
 * Layout A argmax values outside ``[0, H*W)`` (e.g. the seed sample decoded as int32: -1) raise
   ``ValueError``; the device behaviour is undefined.
@@ -236,7 +240,7 @@ def _v1_bits(words, k, c, ho, wo) -> np.ndarray:
 
 
 def decode_mask(mask, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
-    """Argmax as flat ``h*W + w`` int64 with the pooled shape (``(N,C,Ho,Wo)``, or ``(C,Ho,Wo)`` for 3-D self).
+    """Argmax as flat ``h*W + w`` int64, pooled shape ``(N,C,Ho,Wo)`` (``(C,Ho,Wo)`` for a 3-D self).
 
     ``"a2_int32"`` returns the stored values unchecked; ``"v1_bitmask"`` returns the first flagged in-bounds
     window cell, or -1 when no bit is set (or only padding cells are flagged).
@@ -250,7 +254,7 @@ def decode_mask(mask, self_shape, kernel_size, stride, padding, ceil_mode, *, la
     kk = kernel[0] * kernel[1]
     words = _v1_words(mask, n, c, kk, ho, wo)
     out = np.full((n, c, ho, wo), -1, dtype=np.int64)
-    for k in range(kk):  # reverse so that the first flagged cell wins
+    for k in range(kk - 1, -1, -1):  # reverse so that the first flagged cell wins
         target, valid = _window_cell(k, kernel, stride_, pad, ho, wo, h, w)
         sel = _v1_bits(words, k, c, ho, wo) & valid
         np.copyto(out, target, where=sel)

@@ -205,7 +205,7 @@ def max_pool3d_with_argmax(self, kernel_size, stride, padding, dilation, ceil_mo
 def max_pool3d_with_argmax_backward(
     grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode
 ) -> np.ndarray:
-    """Scatter-add ``grad_output`` to the positions in ``indices``; returns an array shaped/typed like ``self``."""
+    """Scatter-add ``grad_output`` to the positions in ``indices``; returns an array like ``self``."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
     indices = np.asarray(indices)

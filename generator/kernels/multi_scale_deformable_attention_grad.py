@@ -50,7 +50,7 @@ import numpy as np
 from generator.kernels._common import check_float, from_compute, to_compute
 
 # Below this many active segments a round costs more in call overhead than np.add.at on the remaining rows.
-_MIN_ROUND_ROWS = 32
+_MIN_ROUND_ROWS = 1
 # Row block for the np.add.at remainder and for the forward gather (bounds temporaries to ~block * 4 * C).
 _BLOCK = 1 << 16
 
@@ -66,7 +66,9 @@ def _check(value, spatial_shape, level_start_index, location, attn_weight, grad_
     if value.ndim != 4:
         raise ValueError(f"value: expected 4-D (bs, num_keys, num_heads, channels), got {value.shape}")
     if location.ndim != 6 or location.shape[-1] != 2:
-        raise ValueError(f"location: expected (bs, nq, num_heads, num_levels, num_points, 2), got {location.shape}")
+        raise ValueError(
+            f"location: expected (bs, nq, num_heads, num_levels, num_points, 2), got {location.shape}"
+        )
     bs, _, nh, channels = value.shape
     _, nq, _, levels, points, _ = location.shape
     if spatial_shape.shape != (levels, 2):
@@ -85,7 +87,9 @@ def _check(value, spatial_shape, level_start_index, location, attn_weight, grad_
 def _levels(spatial_shape, level_start_index, num_keys):
     """(H, W, start) per level, checked against value's key count."""
     out = []
-    for (height, width), start in zip(np.asarray(spatial_shape).tolist(), np.asarray(level_start_index).tolist()):
+    for (height, width), start in zip(
+        np.asarray(spatial_shape).tolist(), np.asarray(level_start_index).tolist(), strict=True
+    ):
         if height < 0 or width < 0 or start < 0 or start + height * width > num_keys:
             raise ValueError(
                 f"level (H={height}, W={width}, start={start}) does not fit in value's {num_keys} keys"
@@ -136,15 +140,16 @@ def _stable_argsort(keys, bound):
     return np.argsort(keys, kind="stable")
 
 
-def _segments(base, flat, wp, coef, g, mrow):
-    """Corner dot products and grad_value contributions of one level's n valid samples.
+def _round_order(base, bound):
+    """Group samples by top-left row ``base`` (values < bound) and lay the groups out round-major.
 
-    ``base`` (n,) top-left corner rows of ``flat``; ``coef`` (4, n) per-corner factors a * w; sample i uses
-    ``g[mrow[i]]``.  Returns (keys, acc, dots): ``acc[k, s]`` is the summed contribution to corner k of the
-    unique top-left row ``keys[s]`` and ``dots[k, i] = dot(g[mrow[i]], corner k of sample i)``.
+    Returns (perm, keys, offsets): ``keys`` are the unique rows, sorted by decreasing group size; round j holds
+    the j-th sample of each of the first ``offsets[j+1] - offsets[j]`` groups (those with more than j samples),
+    and ``perm[offsets[j] + s]`` is the index of that sample for group ``s``.  Within a round every key occurs
+    once, so accumulating a round is a plain vector operation on a prefix of the group arrays.
     """
     n = base.size
-    order = _stable_argsort(base, flat.shape[0])
+    order = _stable_argsort(base, bound)
     sorted_base = base[order]
     new = np.empty(n, bool)
     new[0] = True
@@ -152,38 +157,55 @@ def _segments(base, flat, wp, coef, g, mrow):
     starts = np.flatnonzero(new)
     counts = np.diff(np.append(starts, n))
     most = int(counts.max())
-    by_count = _stable_argsort(most - counts, most + 1)  # segments by decreasing size
-    starts, counts = starts[by_count], counts[by_count]
-    keys = sorted_base[starts]
-    nseg = keys.size
-    offsets = (0, 1, wp, wp + 1)
-    corners = np.stack([flat[keys + off] for off in offsets])  # (4, nseg, C)
-    # active[j] = number of segments with more than j samples (a prefix, segments being size-sorted)
-    active = nseg - np.cumsum(np.bincount(counts, minlength=most + 1))[:-1]
-    acc = np.zeros((4, nseg, g.shape[1]), np.float32)
+    by_size = _stable_argsort(most - counts, most + 1)
+    size_rank = np.empty(starts.size, np.int64)
+    size_rank[by_size] = np.arange(starts.size)
+    active = starts.size - np.cumsum(np.bincount(counts, minlength=most + 1))[:-1]
+    offsets = np.concatenate([[0], np.cumsum(active)])
+    group = np.cumsum(new) - 1
+    rank = np.arange(n) - starts[group]
+    perm = np.empty(n, np.int64)
+    perm[offsets[rank] + size_rank[group]] = order
+    return perm, sorted_base[starts[by_size]], offsets
+
+
+def _accumulate(corners, coef, g, mrow, offsets):
+    """Round-major accumulation for one level (samples already in round-major order).
+
+    ``corners`` (4, nseg, C) values at the four corners of each group, ``coef`` (4, n) per-corner factors
+    a * w, sample i uses ``g[mrow[i]]``.  Returns (acc, dots): ``acc[k, s]`` is the summed grad_value
+    contribution to corner k of group s, ``dots[k, i] = dot(g[mrow[i]], corners[k, group of i])``.
+    """
+    n = coef.shape[1]
+    nseg, channels = corners.shape[1:]
+    acc = np.empty((4, nseg, channels), np.float32)
     dots = np.empty((4, n), np.float32)
+    buf = np.empty((nseg, channels), np.float32)
+    rounds = offsets.size - 1
     j = 0
-    while j < most and active[j] >= _MIN_ROUND_ROWS:
-        k = int(active[j])
-        ids = order[starts[:k] + j]
-        rows = g[mrow[ids]]
-        dots[:, ids] = np.einsum("qkc,kc->qk", corners[:, :k], rows)
+    while j < rounds and (j == 0 or offsets[j + 1] - offsets[j] >= _MIN_ROUND_ROWS):
+        lo, hi = int(offsets[j]), int(offsets[j + 1])
+        k = hi - lo
+        rows = np.take(g, mrow[lo:hi], axis=0)
+        dots[:, lo:hi] = np.einsum("qkc,kc->qk", corners[:, :k], rows)
         for corner in range(4):
-            acc[corner, :k] += coef[corner, ids][:, None] * rows
+            if j == 0:  # round 0 touches every group once: write instead of add
+                np.multiply(coef[corner, lo:hi, None], rows, out=acc[corner])
+            else:
+                np.multiply(coef[corner, lo:hi, None], rows, out=buf[:k])
+                acc[corner, :k] += buf[:k]
         j += 1
-    if j < most:  # few heavy segments: everything from rank j on, with np.add.at
-        k = int(active[j])
-        left = counts[:k] - j
-        seg = np.repeat(np.arange(k), left)
-        pos = np.repeat(starts[:k] + j - (np.cumsum(left) - left), left) + np.arange(seg.size)
-        for lo in range(0, seg.size, _BLOCK):
-            seg_b = seg[lo : lo + _BLOCK]
-            ids = order[pos[lo : lo + _BLOCK]]
-            rows = g[mrow[ids]]
-            dots[:, ids] = np.einsum("qkc,kc->qk", corners[:, seg_b], rows)
-            for corner in range(4):
-                np.add.at(acc[corner], seg_b, coef[corner, ids][:, None] * rows)
-    return keys, acc, dots
+    # the rest (few, very full groups: many samples at one position) with np.add.at, in blocks
+    for lo in range(int(offsets[j]), n, _BLOCK):
+        hi = min(n, lo + _BLOCK)
+        # group of sample i in round r is i - offsets[r]
+        rnd = np.searchsorted(offsets, np.arange(lo, hi), side="right") - 1
+        grp = np.arange(lo, hi) - offsets[rnd]
+        rows = np.take(g, mrow[lo:hi], axis=0)
+        dots[:, lo:hi] = np.einsum("qkc,kc->qk", np.take(corners, grp, axis=1), rows)
+        for corner in range(4):
+            np.add.at(acc[corner], grp, coef[corner, lo:hi, None] * rows)
+    return acc, dots
 
 
 def multi_scale_deformable_attention_grad(
@@ -210,20 +232,26 @@ def multi_scale_deformable_attention_grad(
         g = to_compute(grad_output).reshape(-1, channels)  # row m = (b*nq + q)*nh + h
         m = np.arange(bs * nq * nh)
         bh = np.repeat((m // (nq * nh)) * nh + m % nh, points)  # (b*nh + h) of every (b, q, h, p) sample
-        for level, (height, width, start) in enumerate(_levels(spatial_shape, level_start_index, value.shape[1])):
+        for level, (height, width, start) in enumerate(
+            _levels(spatial_shape, level_start_index, value.shape[1])
+        ):
             valid, base, lx, ly, attn = _samples(location32, attn32, level, height, width, bh)
             size = bs * nq * nh * points
             ga = np.zeros(size, np.float32)
             gl = np.zeros((size, 2), np.float32)
             if valid.size:
                 flat, rows, wp = _padded_level(value32, start, height, width)
+                offs = (0, 1, wp, wp + 1)
+                perm, keys, offsets = _round_order(base, flat.shape[0])
+                valid, lx, ly, attn = valid[perm], lx[perm], ly[perm], attn[perm]
                 weights = _corner_weights(lx, ly)
-                keys, acc, (d1, d2, d3, d4) = _segments(base, flat, wp, weights * attn, g, valid // points)
+                corners = np.stack([np.take(flat, keys + off, axis=0) for off in offs])
+                acc, (d1, d2, d3, d4) = _accumulate(corners, weights * attn, g, valid // points, offsets)
                 ga[valid] = weights[0] * d1 + weights[1] * d2 + weights[2] * d3 + weights[3] * d4
                 gl[valid, 0] = np.float32(width) * attn * ((1 - ly) * (d2 - d1) + ly * (d4 - d3))
                 gl[valid, 1] = np.float32(height) * attn * ((1 - lx) * (d3 - d1) + lx * (d4 - d2))
                 gflat = np.zeros_like(flat)
-                for corner, off in enumerate((0, 1, wp, wp + 1)):
+                for corner, off in enumerate(offs):
                     gflat[keys + off] += acc[corner]  # keys are unique: plain fancy += is exact
                 padded = gflat[:rows].reshape(bs, nh, height + 2, width + 2, channels)
                 interior = padded[:, :, 1 : height + 1, 1 : width + 1].transpose(0, 2, 3, 1, 4)
@@ -247,7 +275,9 @@ def multi_scale_deformable_attention(
     """Forward: output (bs, nq, nh*C) in value's dtype, same conventions as the backward."""
     spatial_shape = np.asarray(spatial_shape)
     level_start_index = np.asarray(level_start_index)
-    bs, nh, channels, nq, levels, points = _check(value, spatial_shape, level_start_index, location, attn_weight)
+    bs, nh, channels, nq, levels, points = _check(
+        value, spatial_shape, level_start_index, location, attn_weight
+    )
     out = np.zeros((bs * nq * nh, channels), np.float32)
     if value.size and location.size:
         value32 = to_compute(value)
@@ -255,7 +285,9 @@ def multi_scale_deformable_attention(
         attn32 = to_compute(attn_weight)
         m = np.arange(bs * nq * nh)
         bh = np.repeat((m // (nq * nh)) * nh + m % nh, points)
-        for level, (height, width, start) in enumerate(_levels(spatial_shape, level_start_index, value.shape[1])):
+        for level, (height, width, start) in enumerate(
+            _levels(spatial_shape, level_start_index, value.shape[1])
+        ):
             valid, base, lx, ly, attn = _samples(location32, attn32, level, height, width, bh)
             if not valid.size:
                 continue
@@ -264,6 +296,8 @@ def multi_scale_deformable_attention(
             mrow = valid // points
             for lo in range(0, valid.size, _BLOCK):
                 sl = slice(lo, lo + _BLOCK)
-                sample = sum(coef[k, sl][:, None] * flat[base[sl] + off] for k, off in enumerate((0, 1, wp, wp + 1)))
+                sample = sum(
+                    coef[k, sl][:, None] * flat[base[sl] + off] for k, off in enumerate((0, 1, wp, wp + 1))
+                )
                 np.add.at(out, mrow[sl], sample)
     return from_compute(out.reshape(bs, nq, nh * channels), value.dtype)

@@ -382,8 +382,9 @@ def test_random_configs_vs_aten(c, seed):
     _check_all(_ours(gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
 
 
-def test_empty_batch(rng):
-    c = dict(CASES["2d_odd_mixed"], n=0)
+@pytest.mark.parametrize("name", ["2d_odd_mixed", "2d_transposed"])
+def test_empty_batch(name, rng):
+    c = dict(CASES[name], n=0)
     gy, x, w = _make(rng, c)
     gi, gw, gb = _ours(gy, x, w, c)
     assert gi.shape == x.shape and gi.dtype == F32

@@ -1,4 +1,4 @@
-"""max_pool2d_with_mask(_backward) and the INT8 mask codecs vs torch max_pool2d / max_pool2d_with_indices_backward."""
+"""max_pool2d_with_mask(_backward) and the INT8 mask codecs vs torch max_pool2d(_with_indices_backward)."""
 
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ def test_v1_bit_positions_by_hand():
     n, c, h, w = 2, 18, 4, 4
     kernel, stride = [2, 2], [2, 2]
     x = np.zeros((n, c, h, w), np.float32)
-    # n=1, channel 17 (c1=1, b=1): output (ho=1, wo=0) -> window rows 2-3, cols 0-1; put the max at (3, 1) -> k=3
+    # n=1, channel 17 (c1=1, b=1): output (ho=1, wo=0) = window rows 2-3, cols 0-1; max at (3, 1) -> k=3
     x[1, 17, 3, 1] = 5.0
     _, mask = max_pool2d_with_mask(x, kernel, stride, [0], [1], False, product="910")
     q = 32  # Ho*Wo = 4 -> (1 + 1) * 16 words

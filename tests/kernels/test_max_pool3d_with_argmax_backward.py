@@ -1,4 +1,4 @@
-"""max_pool3d_with_argmax(_backward) vs torch max_pool3d(return_indices=True) / max_pool3d_with_indices_backward."""
+"""max_pool3d_with_argmax(_backward) vs torch max_pool3d(return_indices=True) and its backward."""
 
 from __future__ import annotations
 
@@ -110,11 +110,11 @@ def test_forward_nan_and_inf_like_torch(rng):
     flat[rng.choice(flat.size, 25, replace=False)] = np.nan
     flat[rng.choice(flat.size, 25, replace=False)] = -np.inf
     x[0, 0] = -np.inf  # a whole plane of -inf: index = first in-bounds cell of each window
-    args = ([3], [2], [1], [1], True)
-    out_t, idx_t = _torch_forward(x, *args)
-    out, idx = max_pool3d_with_argmax(x, *args)
-    np.testing.assert_array_equal(idx, idx_t.numpy())
-    np.testing.assert_array_equal(out, out_t)
+    for args in [([3], [2], [1], [1], True), ([3], [1, 2, 1], [1], [2], False)]:  # incl. dilation 2
+        out_t, idx_t = _torch_forward(x, *args)
+        out, idx = max_pool3d_with_argmax(x, *args)
+        np.testing.assert_array_equal(idx, idx_t.numpy())
+        np.testing.assert_array_equal(out, out_t)
 
 
 def test_int64_indices_and_scatter_accumulates():

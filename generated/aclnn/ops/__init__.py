@@ -2,6 +2,7 @@
 """One module per operator; ``OPS`` maps the aclnn name (without the prefix) to its module."""
 
 from aclnn.ops import (
+    convolution_backward,
     elu_backward,
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
@@ -9,6 +10,7 @@ from aclnn.ops import (
 )
 
 OPS = {
+    "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
