@@ -132,13 +132,55 @@ def _managed(out: Path, only: str | None) -> set[str]:
     for path in out.rglob("*"):
         if path.is_file() and not IGNORED_PARTS.intersection(path.parts) and not path.name.endswith(".egg-info"):
             rel = path.relative_to(out).as_posix()
-            if rel.startswith(prefixes) and ".egg-info" not in rel:
+            if rel.startswith(prefixes) and ".egg-info" not in rel and rel != MANIFEST:
                 found.add(rel)
     return found
 
 
+MANIFEST = ".opgen-manifest.json"  # git-ignored: lets a no-op rerun skip loading and rendering
+
+
+def _input_key(specs: Path, only: str | None) -> str:
+    """Hash of everything the output depends on: specs, catalogues, templates and generator code."""
+    import hashlib
+
+    digest = hashlib.sha256(str(only).encode())
+    roots = [(specs, "*.yaml"), (TEMPLATES, "*.j2"), (Path(__file__).resolve().parent, "*.py")]
+    for root, pattern in roots:
+        for path in sorted(root.rglob(pattern)):
+            if IGNORED_PARTS.intersection(path.parts):
+                continue
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _stamp(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _manifest_fresh(out: Path, key: str, only: str | None) -> bool:
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if manifest.get("key") != key:
+        return False
+    files = manifest.get("files", {})
+    try:
+        if any(_stamp(out / rel) != stamp for rel, stamp in files.items()):
+            return False
+    except OSError:
+        return False
+    return set(files) == _managed(out, only)
+
+
 def run_generate(specs: Path, out: Path, *, check: bool = False, only: str | None = None, verbose: bool = False) -> int:
     start = time.perf_counter()
+    key = _input_key(specs, only)
+    if not check and _manifest_fresh(out, key, only):
+        print(f"opgen generate: up to date (inputs unchanged), {time.perf_counter() - start:.2f} s")
+        return 0
     project = load_project(specs)
     files = render_all(project, only)
     existing = _managed(out, only)
@@ -172,6 +214,8 @@ def run_generate(specs: Path, out: Path, *, check: bool = False, only: str | Non
         if verbose:
             print(f"removed {display_path(out / rel)}")
     _prune_empty_dirs(out)
+    manifest = {"key": key, "files": {rel: _stamp(out / rel) for rel in sorted(files)}}
+    write_if_changed(out / MANIFEST, json.dumps(manifest, indent=0, sort_keys=True) + "\n")
     elapsed = time.perf_counter() - start
     print(
         f"opgen generate: {len(project.ops)} op(s), {len(files)} file(s): "

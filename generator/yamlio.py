@@ -17,7 +17,11 @@ Loc = tuple[int, int]  # (line, col), 1-based
 PathKey = tuple  # tuple of str | int
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's parser when available (about 20x faster); same resolver and constructor either way.
+_Base = getattr(yaml, "CSafeLoader", None) if yaml.__with_libyaml__ else None
+
+
+class _StrictLoader(_Base or yaml.SafeLoader):  # type: ignore[misc, valid-type]
     pass
 
 

@@ -239,7 +239,8 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
         if p.tensor:
             table = {}
             for rule in p.tensor.dtypes:
-                for tag in spec.products if rule.products == "all" else rule.products:
+                # "all" means every product: CANN's dtype lists for such tensors do not depend on the chip.
+                for tag in catalog.product_tags if rule.products == "all" else rule.products:
                     table.setdefault(tag, tuple(rule.dtypes))
             dtypes[p.name] = table
             formats[p.name] = tuple(p.tensor.formats)

@@ -86,8 +86,9 @@ def _spec_dtypes(info) -> set[str]:
             names.add(p.scalar.castable_to)
         if p.array:
             names.add(p.array.element)
-        if p.ctype == "bool":
-            names.add("BOOL")
+        plain = {"bool": "BOOL", "int8_t": "INT8", "int": "INT32", "int32_t": "INT32", "int64_t": "INT64"}
+        if p.ctype in plain:  # the docs name a plain C value's type by its dtype spelling
+            names.add(plain[p.ctype])
     for c in spec.checks:
         names |= set(c.dtypes or [])
     return names

@@ -144,6 +144,14 @@ CHECKS = {
         "gradWeight's dtype differs from weight's.",
         "weight, gradWeight have the same dtype, when weight.dtype not in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
     ),
+    "grad-output-dtypes-seed": rt.CheckInfo(
+        OP,
+        "grad-output-dtypes-seed",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "gradInput's dtype must be the higher-precision dtype of input and gradOutput; gradWeight's that of weight and gradOutput.",
+        "gradInput.dtype == promote(input.dtype, gradOutput.dtype) and gradWeight.dtype == promote(weight.dtype, gradOutput.dtype), on 910_93, 910b, 310p, 910",
+    ),
     "grad-bias-dtype-950": rt.CheckInfo(
         OP,
         "grad-bias-dtype-950",
@@ -381,7 +389,7 @@ CHECKS = {
         "grad-output-weight-not-empty",
         161002,
         "ACLNN_ERR_PARAM_INVALID",
-        "gradOutput and weight must not be empty (when input is not empty).",
+        "With transposed=false every gradOutput dimension must be >= 1; N, C, D, H, W may be 0 only when input is empty.",
         "not gradOutput.empty and not weight.empty, when not input.empty and not weight.empty, on 950, 910_93, 910b",
     ),
     "grad-output-weight-not-empty-910": rt.CheckInfo(
@@ -840,6 +848,12 @@ def _check(
         for name, arg in (("gradWeight", grad_weight),):
             if weight is not None and arg is not None and arg.dtype != weight.dtype:
                 raise rt.fail(CHECKS["grad-weight-dtype-950"], {"weight": weight, name: arg})
+    # grad-output-dtypes-seed (161002): gradInput's dtype must be the higher-precision dtype of input and
+    # gradOutput; gradWeight's that of weight and gradOutput.
+    # Note: The seed's rule; the current doc says gradInput equals input instead (see grad-input-dtype-doc), and the
+    #   code does not relate the output dtypes to the inputs on these products (the result is cast to the output
+    #   dtype).
+    # Documented but not enforced by CANN's first phase: not checked here.
     # grad-bias-dtype-950 (161002): gradBias's dtype differs from gradOutput's.
     if product in ("950",):
         for name, arg in (("gradBias", grad_bias),):
@@ -1068,9 +1082,10 @@ def _check(
             and not rt.holds(lambda: grad_output.rank == input.rank and input.rank == weight.rank)
         ):
             raise rt.fail(CHECKS["rank-same"], {"gradOutput": grad_output, "input": input, "weight": weight})
-    # grad-output-weight-not-empty (161002): gradOutput and weight must not be empty (when input is not empty).
-    # Note: The doc's empty-tensor rules allow a zero gradOutput dimension only when input is empty, i.e. gradOutput
-    #   must not be empty otherwise.
+    # grad-output-weight-not-empty (161002): With transposed=false every gradOutput dimension must be >= 1; N, C, D,
+    # H, W may be 0 only when input is empty.
+    # Note: Wording from the Atlas A2/A3 gradOutput constraint; the code requires non-empty gradOutput and weight
+    #   whenever input and weight are non-empty, on all these products (transposed or not, Ascend 950 included).
     if (
         product in ("950", "910_93", "910b")
         and input is not None

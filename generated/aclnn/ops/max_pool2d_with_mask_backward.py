@@ -234,8 +234,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
     "indices": {
+        "950": ("INT8",),
         "910_93": ("INT8",),
         "910b": ("INT8",),
+        "310b": ("INT8",),
+        "310p": ("INT8",),
         "910": ("INT8",),
     },
     "gradInput": {
@@ -403,8 +406,9 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         raise rt.fail(CHECKS["self-chw-nonzero"], {"self": self})
     # padding-dilated-kernel (161002): A value of padding is greater than half the effective window size
     # ((kernelSize-1)*dilation+1)/2.
-    # Note: The shape check's second padding test; with dilation fixed to 1 it equals padding-range and never fails
-    #   on its own.
+    # Note: The shape check's second padding test; with dilation fixed to 1 by dilation-one it equals padding-
+    #   range's upper bound and never fails on its own (unreachable): every padding it rejects is already
+    #   rejected by padding-range with the same code 161002, so its trigger case stops at padding-range.
     if (
         kernel_size is not None
         and padding is not None
