@@ -265,10 +265,14 @@ class CheckCases(Strict):
     """Inputs that exercise one check, as overrides of the example's inputs (tensors need no data).
 
     ``trigger`` must fail with exactly this check; ``boundary`` (default: the example itself) is
-    the closest input that passes. ``product`` replaces the example's product for both.
+    the closest input that passes. ``product`` replaces the example's product for both (for a
+    ``product_supported`` check, only for the trigger). ``shadowed_by`` names an earlier check that
+    CANN runs with the same code and that always catches this check's violations first (a dead
+    check kept for fidelity); its trigger then fails there.
     """
 
     product: ProductTag | None = None
+    shadowed_by: str | None = Field(default=None, pattern=SLUG)
     trigger: dict[str, "ExampleValue"]
     boundary: dict[str, "ExampleValue"] = {}
 

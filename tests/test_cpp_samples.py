@@ -570,7 +570,7 @@ int main()
     out = out.reshape(-1, 2).astype(np.uint32)
     values = samples.view(np.float32)
     to_half, to_bf16 = out[: len(samples), 0], out[: len(samples), 1]
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         want_half = values.astype(np.float16).view(np.uint16)
         want_bf16 = values.astype(ml_dtypes.bfloat16).view(np.uint16)
     nan = np.isnan(values)
@@ -631,7 +631,9 @@ def test_mask_builders_match_the_kernel_codec(tmp_path):
             f"    Print(BuildBitMask({args}, {_cpp_list(shape)}, {_cpp_list(kernel)}, {_cpp_list(stride)}, "
             f"{_cpp_list(padding)}, {'true' if ceil else 'false'}));"
         )
-        calls.append(f"    Print(BuildArgmaxMask({args}));")
+        # the int32 layout is only used (and only fits) for kernels other than 1x1
+        one_by_one = mp2d.mask_layout("910b", kernel) == mp2d.LAYOUT_V1
+        calls.append("    Print({});" if one_by_one else f"    Print(BuildArgmaxMask({args}));")
         expected.append((shape, kernel, stride, padding, ceil, argmax, mshape))
     harness = "#include <cstddef>\n#include <cstdint>\n#include <cstdio>\n#include <vector>\n\n" + "\n".join(parts)
     harness += (
@@ -654,10 +656,10 @@ int main()
     assert len(lines) == 2 * len(expected)
     for k, (shape, kernel, stride, padding, ceil, argmax, mshape) in enumerate(expected):
         bit = np.array(lines[2 * k].split(), dtype=np.int8).reshape(mshape)
-        flat = np.array(lines[2 * k + 1].split(), dtype=np.int8).reshape(mshape)
-        # int32 layout: byte for byte what the codec produces
-        a2_mask = mp2d.encode_mask(argmax, shape, kernel, stride, padding, ceil, layout=mp2d.LAYOUT_A2)
-        assert np.array_equal(flat, a2_mask)
+        if mp2d.mask_layout("910b", kernel) == mp2d.LAYOUT_A2:  # int32 layout: byte for byte the codec's
+            flat = np.array(lines[2 * k + 1].split(), dtype=np.int8).reshape(mshape)
+            a2_mask = mp2d.encode_mask(argmax, shape, kernel, stride, padding, ceil, layout=mp2d.LAYOUT_A2)
+            assert np.array_equal(flat, a2_mask)
         # bit mask: decodes to the same argmax, and equals the codec on the bits the backward reads
         assert np.array_equal(
             mp2d.decode_mask(bit, shape, kernel, stride, padding, ceil, layout=mp2d.LAYOUT_V1), argmax

@@ -215,6 +215,9 @@ std::vector<int8_t> BuildBitMask(const std::vector<int64_t>& argmax, const std::
         int64_t q = index % outputs;
         int64_t i = argmax[index] / width - (q / outW * strideH - padH);  // window row of the maximum
         int64_t j = argmax[index] % width - (q % outW * strideW - padW);  // window column of the maximum
+        if (i < 0 || i >= kernelH || j < 0 || j >= kernelW) {
+            continue;  // not a cell of this output's window: no bit to set
+        }
         int64_t k = i * kernelW + j;
         words[((n * blocks + c / 16) * kernelH * kernelW + k) * rowWords + q] |= static_cast<uint16_t>(1u << (c % 16));
     }

@@ -200,6 +200,10 @@ def flat(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text).lower()
+
+
 def h(text: str) -> str:
     """Escape for HTML text content (markdown is not processed inside HTML blocks)."""
     return flat(text).replace("&", "&amp;").replace("<", "&lt;")
@@ -295,10 +299,19 @@ class _Page:
         """Product names as upstream writes them: <term>A</term>、<term>B</term>."""
         return SEP[self.lang].join(f"<term>{h(self.product_name(t))}</term>" for t in self.ordered(tags))
 
-    def prefix(self, tags) -> str:
-        """'<term>A</term>、<term>B</term>：' for a product-restricted statement ('' when it covers every product)."""
+    def prefix(self, tags, text: str = "") -> str:
+        """'<term>A</term>、<term>B</term>：' for a product-restricted statement.
+
+        Empty when the statement covers every product of the op, or when ``text`` already starts with the
+        name of one of the products (e.g. "Atlas 训练系列产品：当输入数据是FLOAT类型时…").
+        """
         if tags is None or set(self.spec.products) <= set(tags):
             return ""
+        head = _squash(text)
+        for tag in tags:
+            product = self.catalog.product(tag)
+            if any(head.startswith(_squash(name)) for name in (product.zh, product.en, *product.aliases)):
+                return ""
         return self.terms(tags) + COLON[self.lang]
 
     def npu(self, tags) -> tuple[str, str]:
@@ -363,10 +376,10 @@ class _Page:
             if default.param == p.name and text not in usage_text:
                 usage.append(h(text))
         if p.value and p.value.enum:
-            values = "".join(
-                f"<li>{v.value}{COLON[lang]}{h(v.name)}{'，' if lang == 'zh' else ', '}{h(pick(v.description, lang))}</li>"
-                for v in p.value.enum
-            )
+            if lang == "zh":
+                values = "".join(f"<li>{v.value}：{h(v.name)}，{h(pick(v.description, lang))}</li>" for v in p.value.enum)
+            else:
+                values = "".join(f"<li>{v.value} ({h(v.name)}): {h(pick(v.description, lang))}</li>" for v in p.value.enum)
             usage.append(f"{h(L['enum_intro'])}<ul>{values}</ul>")
         if p.value and p.value.range and str(p.value.range[1]) not in usage_text:
             usage.append(h(L["range"].format(lo=p.value.range[0], hi=p.value.range[1])))
@@ -443,7 +456,7 @@ class _Page:
                     if note:
                         notes.append(note)
                         markers.append(f"<sup>{self.note_label(len(notes))}</sup>")
-                text = self.prefix(row.products) + h(row.text)
+                text = self.prefix(row.products, row.text) + h(row.text)
                 numbered = f"{number}. {text}" if len(rows) > 1 else text
                 out_rows.append(numbered + "".join(markers))
             result.append({"value": value, "name": group["name"], "rows": out_rows})
@@ -482,9 +495,12 @@ class _Page:
             if check.documented or not check.enforced:
                 continue
             code, name = self.status(check.code)
-            text = md(pick(check.text, self.lang))
-            suffix = f"（`{check.id}`）" if self.lang == "zh" else f" (`{check.id}`)"
-            items.append(f"{code}（{name}）{COLON[self.lang]}{self.prefix(check.products)}{text}{suffix}")
+            text = pick(check.text, self.lang)
+            lead = self.prefix(check.products, text) + md(text)
+            if self.lang == "zh":
+                items.append(f"{code}（{name}）：{lead}（`{check.id}`）")
+            else:
+                items.append(f"{code} ({name}): {lead} (`{check.id}`)")
         return items
 
     def all_checks(self) -> list[dict]:
@@ -507,7 +523,7 @@ class _Page:
                     "number": index + 1,
                     "id": h(check.id),
                     "code": code_cell,
-                    "text": self.prefix(check.products) + h(pick(check.text, self.lang)),
+                    "text": self.prefix(check.products, pick(check.text, self.lang)) + h(pick(check.text, self.lang)),
                     "rule": f"<code>{h(rule_doc(self.info, index, check, self.catalog))}</code>",
                     "remark": "<br>".join(remarks) or "-",
                 }
@@ -520,9 +536,8 @@ class _Page:
             start = end = ""
             if constraint.products is not None and not set(self.spec.products) <= set(constraint.products):
                 start, end = self.npu(constraint.products)
-            items.append(
-                {"start": start, "end": end, "text": self.prefix(constraint.products) + md(pick(constraint.text, self.lang))}
-            )
+            text = pick(constraint.text, self.lang)
+            items.append({"start": start, "end": end, "text": self.prefix(constraint.products, text) + md(text)})
         return items
 
     def doc_issues(self) -> list[dict]:
@@ -660,7 +675,7 @@ def _number(value, kind: str) -> str:
 
 
 def input_dtypes(spec: OpSpec, tag: str, catalog: Catalog) -> list[str]:
-    """Union of the dtypes the op's input tensors accept on ``tag`` (catalogue order); [] if unsupported."""
+    """Union of the dtypes the op's input tensors accept on ``tag`` (floats first); [] if unsupported."""
     if tag not in spec.products:
         return []
     found: set[str] = set()
@@ -672,7 +687,12 @@ def input_dtypes(spec: OpSpec, tag: str, catalog: Catalog) -> list[str]:
             if tag in tags:
                 found |= set(rule.dtypes)
                 break
-    return [d.name for d in catalog.dtypes.dtypes if d.name in found]
+    ordered = sorted((KIND_ORDER.index(d.kind), i, d.name) for i, d in enumerate(catalog.dtypes.dtypes) if d.name in found)
+    return [name for _, _, name in ordered]
+
+
+# Matrix cells list floating-point dtypes first, then integers, each group in catalogue order.
+KIND_ORDER = ("float", "float8", "complex", "int", "uint", "bool", "other")
 
 
 def _index_context(project: Project) -> dict:

@@ -1048,7 +1048,8 @@ def _check(
     # cube-math-type-bf16 (161002): The Cube unit of the Atlas Training Series does not support BFLOAT16 input;
     # cubeMathType 1 returns an error.
     # Note: Wording from the seed. ALLOW_FP32_DOWN_PRECISION and USE_FP16 reject BFLOAT16; as these products' dtype
-    #   lists exclude BFLOAT16, the check cannot fire in practice.
+    #   lists exclude BFLOAT16, the check cannot fire in practice (a dead check; its trigger is caught first by
+    #   dtype-supported with the same code 161002).
     if product in ("310p", "910"):
         if (
             grad_output is not None
