@@ -269,18 +269,19 @@ def _evaluate(info: OpInfo, path: tuple, what: str):
         ) from None
 
 
-def _default_format(p: Param, rank: int) -> str:
-    """ND when the parameter accepts it, else torch_npu's format for the rank, else its first format."""
+def _default_format(p: Param, rank: int, *, nd_first: bool) -> str:
+    """A format the parameter accepts: ND (when ``nd_first``) or torch_npu's format for the rank, else the first."""
     from generator.runtime.values import default_format
 
-    if "ND" in p.tensor.formats:
-        return "ND"
-    usual = default_format(rank)
-    return usual if usual in p.tensor.formats else p.tensor.formats[0]
+    for candidate in ("ND", default_format(rank)) if nd_first else (default_format(rank), "ND"):
+        if candidate in p.tensor.formats:
+            return candidate
+    return p.tensor.formats[0]
 
 
 def _format_of(p: Param, value: ExampleTensor) -> str:
-    return value.format if "format" in value.model_fields_set else _default_format(p, len(value.shape))
+    """The example's format; when it is not written, the model's ND if the parameter accepts it."""
+    return value.format if "format" in value.model_fields_set else _default_format(p, len(value.shape), nd_first=True)
 
 
 def _output(info: OpInfo, index: int, p: Param) -> tuple[list[int], str, str] | None:
@@ -295,7 +296,7 @@ def _output(info: OpInfo, index: int, p: Param) -> tuple[list[int], str, str] | 
     dtype = str(_evaluate(info, base + ("dtype",), f"{p.name}.infer.dtype"))
     if p.infer.format:
         return shape, dtype, str(_evaluate(info, base + ("format",), f"{p.name}.infer.format"))
-    return shape, dtype, _default_format(p, len(shape))
+    return shape, dtype, _default_format(p, len(shape), nd_first=False)  # OutputInfer's documented default
 
 
 # ---------------------------------------------------------------------------------------------

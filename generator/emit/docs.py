@@ -276,7 +276,6 @@ class _Row:
     text: str
     checks: list[Check] = field(default_factory=list)
     products: set[str] | None = field(default_factory=set)  # None: every product
-    notes: list[int] = field(default_factory=list)
 
 
 class _Page:
@@ -310,7 +309,8 @@ class _Page:
         head = _squash(text)
         for tag in tags:
             product = self.catalog.product(tag)
-            if any(head.startswith(_squash(name)) for name in (product.zh, product.en, *product.aliases)):
+            names = [product.zh, product.en, *(a for a in product.aliases if len(a) >= 6)]
+            if any(head.startswith(_squash(name)) for name in names):
                 return ""
         return self.terms(tags) + COLON[self.lang]
 
@@ -347,7 +347,10 @@ class _Page:
 
     def prototypes(self) -> tuple[list[str], list[str]]:
         spec = self.spec
-        first = [(p.ctype, p.name) for p in spec.params] + [("uint64_t*", "workspaceSize"), ("aclOpExecutor**", "executor")]
+        first = [(p.ctype, p.name) for p in spec.params] + [
+            ("uint64_t*", "workspaceSize"),
+            ("aclOpExecutor**", "executor"),
+        ]
         second = [
             ("void*", "workspace"),
             ("uint64_t", "workspaceSize"),
@@ -359,7 +362,10 @@ class _Page:
     def param_rows(self) -> list[dict]:
         rows = [self.param_row(p) for p in self.spec.params]
         L = self.L
-        for name, desc in (("workspaceSize（uint64_t*）", L["ws_size_desc"]), ("executor（aclOpExecutor**）", L["executor_desc"])):
+        for name, desc in (
+            ("workspaceSize（uint64_t*）", L["ws_size_desc"]),
+            ("executor（aclOpExecutor**）", L["executor_desc"]),
+        ):
             if self.lang == "en":
                 name = name.replace("（", " (").replace("）", ")")
             rows.append({"name": name, "io": L["output"], "desc": h(desc), **dict.fromkeys(_DASH_COLUMNS, "-")})
@@ -377,9 +383,13 @@ class _Page:
                 usage.append(h(text))
         if p.value and p.value.enum:
             if lang == "zh":
-                values = "".join(f"<li>{v.value}：{h(v.name)}，{h(pick(v.description, lang))}</li>" for v in p.value.enum)
+                values = "".join(
+                    f"<li>{v.value}：{h(v.name)}，{h(pick(v.description, lang))}</li>" for v in p.value.enum
+                )
             else:
-                values = "".join(f"<li>{v.value} ({h(v.name)}): {h(pick(v.description, lang))}</li>" for v in p.value.enum)
+                values = "".join(
+                    f"<li>{v.value} ({h(v.name)}): {h(pick(v.description, lang))}</li>" for v in p.value.enum
+                )
             usage.append(f"{h(L['enum_intro'])}<ul>{values}</ul>")
         if p.value and p.value.range and str(p.value.range[1]) not in usage_text:
             usage.append(h(L["range"].format(lo=p.value.range[0], hi=p.value.range[1])))
@@ -387,7 +397,7 @@ class _Page:
             usage.append(h(L["no_empty"]))
         dtype, fmt, shape, noncontig = "-", "-", "-", "-"
         if p.tensor:
-            dtype = self.dtype_cell(p)
+            dtype = self.rules_cell(p.tensor.dtypes)
             fmt = SEP[lang].join(p.tensor.formats)
             shape_items = []
             if p.tensor.rank:
@@ -416,9 +426,6 @@ class _Page:
             "shape": shape,
             "noncontig": noncontig,
         }
-
-    def dtype_cell(self, p: Param) -> str:
-        return self.rules_cell(p.tensor.dtypes)
 
     def rules_cell(self, rules) -> str:
         """Dtype list; spelled out per product group when the groups differ."""
@@ -510,7 +517,11 @@ class _Page:
             code_cell = f"{code}<br>{name}"
             if check.doc_code is not None and self.status(check.doc_code)[0] != code:
                 doc, _ = self.status(check.doc_code)
-                code_cell += f"<br>（{self.L['doc_says']}：{doc}）" if self.lang == "zh" else f"<br>({self.L['doc_says']}: {doc})"
+                code_cell += (
+                    f"<br>（{self.L['doc_says']}：{doc}）"
+                    if self.lang == "zh"
+                    else f"<br>({self.L['doc_says']}: {doc})"
+                )
             remarks = []
             if not check.documented:
                 remarks.append(h(self.L["flag_undocumented"]))
@@ -560,7 +571,11 @@ class _Page:
         for name, tensor in example.expected.items():
             kind = self.catalog.dtype(tensor.dtype).kind
             shape = "[" + ", ".join(str(d) for d in tensor.shape) + "]"
-            head = f"{name}（shape {shape}，{tensor.dtype}）：" if lang == "zh" else f"{name} (shape {shape}, {tensor.dtype}):"
+            head = (
+                f"{name}（shape {shape}，{tensor.dtype}）："
+                if lang == "zh"
+                else f"{name} (shape {shape}, {tensor.dtype}):"
+            )
             expected_lines.append(head)
             count = 1
             for dim in tensor.shape:
@@ -687,7 +702,9 @@ def input_dtypes(spec: OpSpec, tag: str, catalog: Catalog) -> list[str]:
             if tag in tags:
                 found |= set(rule.dtypes)
                 break
-    ordered = sorted((KIND_ORDER.index(d.kind), i, d.name) for i, d in enumerate(catalog.dtypes.dtypes) if d.name in found)
+    ordered = sorted(
+        (KIND_ORDER.index(d.kind), i, d.name) for i, d in enumerate(catalog.dtypes.dtypes) if d.name in found
+    )
     return [name for _, _, name in ordered]
 
 
@@ -705,16 +722,12 @@ def _index_context(project: Project) -> dict:
                 "name": spec.name,
                 "zh": f"zh/{spec.name}.md",
                 "en": f"en/{spec.name}.md",
-                "summary_zh": _md_cell(pick(spec.summary, "zh")),
-                "summary_en": _md_cell(pick(spec.summary, "en")),
+                "summary_zh": md(pick(spec.summary, "zh")),  # md() escapes '|' for the table
+                "summary_en": md(pick(spec.summary, "en")),
                 "products": "<br>".join(h(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
             }
         )
     return {"ops": ops}
-
-
-def _md_cell(text: str) -> str:
-    return md(text)  # md() already escapes '|'
 
 
 def _matrix_context(project: Project) -> dict:
