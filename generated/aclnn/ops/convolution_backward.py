@@ -698,7 +698,9 @@ def _normalize(
     output_mask = rt.as_bool_array("outputMask", output_mask)
     cube_math_type = rt.as_int("cubeMathType", cube_math_type, "int8_t")
     if grad_input is MISSING:
-        grad_input = rt.infer_output(lambda: None if not (output_mask[0]) else rt.output_desc(input.shape, input.dtype))
+        grad_input = rt.infer_output(
+            lambda: None if not (output_mask[0]) else rt.output_desc(input.shape, input.dtype, input.format)
+        )
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     if grad_weight is MISSING:
@@ -707,7 +709,9 @@ def _normalize(
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
-                    weight.shape, "FLOAT" if weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN") else weight.dtype
+                    weight.shape,
+                    "FLOAT" if weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN") else weight.dtype,
+                    weight.format,
                 )
             )
         )

@@ -273,7 +273,7 @@ def _normalize(product, grad_output, self, indices, kernel_size, stride, padding
     dilation = rt.as_int_array("dilation", dilation)
     ceil_mode = rt.as_bool("ceilMode", ceil_mode)
     if grad_input is MISSING:
-        grad_input = rt.infer_output(lambda: rt.output_desc(self.shape, self.dtype))
+        grad_input = rt.infer_output(lambda: rt.output_desc(self.shape, self.dtype, self.format))
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     return product, grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, grad_input

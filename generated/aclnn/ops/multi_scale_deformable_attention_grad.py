@@ -378,15 +378,17 @@ def _normalize(
     attn_weight = rt.as_tensor("attnWeight", attn_weight)
     grad_output = rt.as_tensor("gradOutput", grad_output)
     if grad_value is MISSING:
-        grad_value = rt.infer_output(lambda: rt.output_desc(value.shape, value.dtype))
+        grad_value = rt.infer_output(lambda: rt.output_desc(value.shape, value.dtype, value.format))
     else:
         grad_value = rt.as_tensor("gradValue", grad_value)
     if grad_location is MISSING:
-        grad_location = rt.infer_output(lambda: rt.output_desc(location.shape, location.dtype))
+        grad_location = rt.infer_output(lambda: rt.output_desc(location.shape, location.dtype, location.format))
     else:
         grad_location = rt.as_tensor("gradLocation", grad_location)
     if grad_attn_weight is MISSING:
-        grad_attn_weight = rt.infer_output(lambda: rt.output_desc(attn_weight.shape, attn_weight.dtype))
+        grad_attn_weight = rt.infer_output(
+            lambda: rt.output_desc(attn_weight.shape, attn_weight.dtype, attn_weight.format)
+        )
     else:
         grad_attn_weight = rt.as_tensor("gradAttnWeight", grad_attn_weight)
     return (
