@@ -59,17 +59,17 @@ def environment() -> Environment:
 
 def render_all(project: Project, only: str | None = None) -> dict[str, str]:
     """Every generated file: relative path -> content."""
-    from generator.emit import cpp, docs, python
+    from generator.emit import cpp, docs
 
     env = environment()
     files: dict[str, str] = {}
     if only in (None, "python"):
         files.update(python_files(project, env))
+    cpp_files = cpp.files(project, env) if only in (None, "cpp", "docs") else {}
     if only in (None, "cpp"):
-        files.update(cpp.files(project, env))
+        files.update(cpp_files)
     if only in (None, "docs"):
-        files.update(docs.files(project, env))
-    del python
+        files.update(docs.files(project, env, cpp_files))
     return files
 
 

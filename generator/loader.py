@@ -23,7 +23,7 @@ from generator.model import (
     ProductCatalog,
     StatusCatalog,
 )
-from generator.yamlio import Located, YamlSyntaxError, load_yaml
+from generator.yamlio import Located, YamlSyntaxError, load_yaml_cached
 
 CATALOG_FILES = {
     "products": ("products.yaml", ProductCatalog),
@@ -208,13 +208,14 @@ def _dotted(path: tuple) -> str:
 
 def _read(path: Path, file: str) -> Located:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SpecError([Diagnostic(file, 1, 1, "", f"file is not valid UTF-8 ({exc.reason})")]) from None
     except OSError as exc:
         raise SpecError([Diagnostic(file, 0, 0, "", f"cannot read file: {exc.strerror}")]) from None
     try:
-        located = load_yaml(text)
+        located = load_yaml_cached(raw)
     except YamlSyntaxError as exc:
         raise SpecError([Diagnostic(file, exc.line, exc.col, "", exc.message)]) from None
     if not isinstance(located.data, dict):

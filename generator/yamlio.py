@@ -9,7 +9,6 @@ sequence item records where it came from so that model errors can name a line an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import yaml
 
@@ -37,21 +36,32 @@ _StrictLoader.add_implicit_resolver(
 )
 
 
-@dataclass
 class Located:
-    """Parsed YAML data plus a map from field path to its source position."""
+    """Parsed YAML data plus a map from field path to its source position.
 
-    data: object
-    positions: dict[PathKey, Loc]
+    Positions are only needed to report errors, so a cached parse loads them on first use.
+    """
+
+    def __init__(self, data: object, positions: dict[PathKey, Loc] | None = None, load_positions=None):
+        self.data = data
+        self._positions = positions
+        self._load_positions = load_positions
+
+    @property
+    def positions(self) -> dict[PathKey, Loc]:
+        if self._positions is None:
+            self._positions = self._load_positions() if self._load_positions else {}
+        return self._positions
 
     def locate(self, path: PathKey) -> Loc:
         """Position of ``path``, or of its closest located ancestor."""
+        positions = self.positions
         path = tuple(path)
         while path:
-            if path in self.positions:
-                return self.positions[path]
+            if path in positions:
+                return positions[path]
             path = path[:-1]
-        return self.positions.get((), (1, 1))
+        return positions.get((), (1, 1))
 
 
 class YamlSyntaxError(Exception):
@@ -82,6 +92,56 @@ def _convert(node, path: PathKey, positions: dict, constructor) -> object:
 
 def _loc(node) -> Loc:
     return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+_CACHE_VERSION = b"opgen-yaml-2"
+
+
+def _cache_dir():
+    import os
+    from pathlib import Path
+
+    if os.environ.get("OPGEN_NO_CACHE"):
+        return None
+    root = os.environ.get("OPGEN_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "aclnn-opgen"
+    )
+    return Path(root) / "yaml"
+
+
+def load_yaml_cached(data: bytes) -> Located:
+    """``load_yaml`` with a content-addressed cache of the parse (YAML parsing dominates the load
+    time of large specs). Set OPGEN_NO_CACHE=1 to bypass it, OPGEN_CACHE_DIR to move it."""
+    import hashlib
+    import json
+
+    folder = _cache_dir()
+    text = data.decode("utf-8")
+    if folder is None:
+        return load_yaml(text)
+    key = hashlib.sha256(_CACHE_VERSION + data).hexdigest()
+    data_path, pos_path = folder / f"{key}.json", folder / f"{key}.pos.json"
+
+    def positions() -> dict:
+        try:
+            return {tuple(p): (line, col) for p, line, col in json.loads(pos_path.read_text(encoding="utf-8"))}
+        except (OSError, ValueError, TypeError):
+            return load_yaml(text).positions
+
+    try:
+        return Located(json.loads(data_path.read_text(encoding="utf-8")), load_positions=positions)
+    except (OSError, ValueError):
+        pass
+    located = load_yaml(text)
+    try:
+        from generator.writer import write_if_changed
+
+        table = [[list(p), line, col] for p, (line, col) in located.positions.items()]
+        write_if_changed(pos_path, json.dumps(table, ensure_ascii=False))
+        write_if_changed(data_path, json.dumps(located.data, ensure_ascii=False))
+    except (OSError, TypeError, ValueError):
+        pass  # an unwritable cache only costs time
+    return located
 
 
 def load_yaml(text: str) -> Located:

@@ -763,9 +763,12 @@ def _samples(project: Project, env) -> dict[str, str]:
     return {rel: text for rel, text in cpp.files(project, env).items() if rel.startswith("samples/")}
 
 
-def files(project: Project, env) -> dict[str, str]:
-    """Every docs file: ``docs/<lang>/aclnn<Op>.md``, ``docs/README.md``, ``docs/support_matrix.{md,html}``."""
-    samples = _samples(project, env)
+def files(project: Project, env, cpp_files: dict[str, str] | None = None) -> dict[str, str]:
+    """Every docs file: ``docs/<lang>/aclnn<Op>.md``, ``docs/README.md``, ``docs/support_matrix.{md,html}``.
+
+    ``cpp_files`` is the C++ emitter's output when the caller already has it (saves rendering twice).
+    """
+    samples = _samples(project, env) if cpp_files is None else cpp_files
     op_template = env.get_template("docs/op.md.j2")
     out: dict[str, str] = {}
     for info in project.ops:

@@ -313,7 +313,7 @@ def _param_doc(p: Param, spec: OpSpec, catalog: Catalog) -> str:
 
 def spec_json(info: OpInfo) -> str:
     """The op's model as JSON (what ``aclnn.spec(name)`` returns, re-validated into OpSpec)."""
-    return json.dumps(info.spec.model_dump(mode="json"), ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+    return info.spec.model_dump_json(indent=1) + "\n"
 
 
 def catalog_context(project: Project) -> dict:
