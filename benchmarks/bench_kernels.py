@@ -1,6 +1,6 @@
 """Each reference kernel against PyTorch CPU, in one run: median time ratio and peak extra memory.
 
-    python -m benchmarks.bench_kernels [--repeats 3]
+python -m benchmarks.bench_kernels [--repeats 3]
 """
 
 from __future__ import annotations

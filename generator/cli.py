@@ -75,7 +75,7 @@ def _strict_diagnostics(project) -> list[Diagnostic]:
     for info in project.ops:
         file = display_path(info.path)
 
-        def walk(value, path):
+        def walk(value, path, info=info, file=file):
             if isinstance(value, Text):
                 if not value.en:
                     line, col = info.located.locate(path)
@@ -84,13 +84,13 @@ def _strict_diagnostics(project) -> list[Diagnostic]:
                 return
             if isinstance(value, BaseModel):
                 for name in type(value).model_fields:
-                    walk(getattr(value, name), path + (name,))
+                    walk(getattr(value, name), path + (name,), info, file)
             elif isinstance(value, (list, tuple)):
                 for i, item in enumerate(value):
-                    walk(item, path + (i,))
+                    walk(item, path + (i,), info, file)
             elif isinstance(value, dict):
                 for key, item in value.items():
-                    walk(item, path + (key,))
+                    walk(item, path + (key,), info, file)
 
         walk(info.spec, ())
     return diags
@@ -121,7 +121,10 @@ def cmd_samples(args) -> int:
     out = args.out
     samples = sorted((out / "samples").glob("*.cpp"))
     if not samples:
-        print(f"opgen samples: no samples under {display_path(out / 'samples')}; run 'opgen generate' first", file=sys.stderr)
+        print(
+            f"opgen samples: no samples under {display_path(out / 'samples')}; run 'opgen generate' first",
+            file=sys.stderr,
+        )
         return 1
     results = compile_samples(samples, out)
     failed = [r for r in results if not r.ok]

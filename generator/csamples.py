@@ -138,6 +138,4 @@ def compile_samples(
         raise CompilerNotFoundError("no C++ compiler found (set CXX or install c++/g++/clang++)")
     workers = max(1, min(jobs, len(items)))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(
-            pool.map(lambda p: compile_sample(p, generated_root, compiler=cxx, timeout=timeout), items)
-        )
+        return list(pool.map(lambda p: compile_sample(p, generated_root, compiler=cxx, timeout=timeout), items))

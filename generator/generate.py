@@ -112,7 +112,9 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
         try:
             proc = subprocess.run([ruff, *RUFF_ARGS, str(root)], capture_output=True, text=True)
         except OSError as exc:
-            raise RuntimeError(f"cannot run ruff to format generated Python ({exc}); install aclnn-opgen's dependencies") from None
+            raise RuntimeError(
+                f"cannot run ruff to format generated Python ({exc}); install aclnn-opgen's dependencies"
+            ) from None
         if proc.returncode != 0:
             raise RuntimeError(f"ruff could not format generated Python (a template bug):\n{proc.stderr}")
         return {**files, **{rel: (root / rel).read_text(encoding="utf-8") for rel in python}}

@@ -309,7 +309,9 @@ def _check_unique_ops(ops: list[OpInfo]) -> list[Diagnostic]:
             if (attr, value) in seen:
                 line, col = info.located.locate((attr,))
                 other = display_path(seen[(attr, value)])
-                diags.append(Diagnostic(display_path(info.path), line, col, attr, f"'{value}' is already used by {other}"))
+                diags.append(
+                    Diagnostic(display_path(info.path), line, col, attr, f"'{value}' is already used by {other}")
+                )
             seen[(attr, value)] = info.path
     return diags
 
@@ -434,7 +436,9 @@ class _CrossChecker:
                     self._dtype(path + ("tensor", "dtypes", i, "dtypes", j), name)
             missing = [t for t in self.spec.products if t not in covered and t in self.catalog.product_tags]
             if missing:
-                self.error(path + ("tensor", "dtypes"), f"no dtypes given for supported product(s) {', '.join(missing)}")
+                self.error(
+                    path + ("tensor", "dtypes"), f"no dtypes given for supported product(s) {', '.join(missing)}"
+                )
             for i, name in enumerate(p.tensor.formats):
                 self._format(path + ("tensor", "formats", i), name)
         if p.scalar:
@@ -487,7 +491,9 @@ class _CrossChecker:
             if wanted == "tensor" and kind != ex.TENSOR:
                 self.error(path + ("params", i), f"a '{c.kind}' check applies to tensors; '{name}' is {p.ctype}")
             if wanted == "tensor|scalar" and kind not in (ex.TENSOR, ex.SCALAR):
-                self.error(path + ("params", i), f"a '{c.kind}' check applies to tensors and scalars; '{name}' is {p.ctype}")
+                self.error(
+                    path + ("params", i), f"a '{c.kind}' check applies to tensors and scalars; '{name}' is {p.ctype}"
+                )
             if wanted == "array" and kind not in ex.LISTS:
                 self.error(path + ("params", i), f"a '{c.kind}' check applies to arrays; '{name}' is {p.ctype}")
             if c.kind == "rank_supported" and p.tensor and p.tensor.rank is None:

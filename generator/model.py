@@ -125,7 +125,7 @@ CType = Literal[CTYPES]  # type: ignore[valid-type]
 class DtypeRule(Strict):
     """Dtypes a parameter accepts on a group of products (``products: all`` = every product)."""
 
-    products: Union[Literal["all"], list[ProductTag]] = "all"
+    products: Literal["all"] | list[ProductTag] = "all"
     dtypes: list[DtypeName] = Field(min_length=1)
 
 
@@ -207,8 +207,20 @@ class Param(Strict):
         if is_array != (self.array is not None):
             raise ValueError("an array parameter needs an 'array' block" if is_array else "only arrays have 'array'")
         if (self.ctype == "const aclScalar*") != (self.scalar is not None):
-            raise ValueError("an aclScalar parameter needs a 'scalar' block" if self.scalar is None else "only aclScalar has 'scalar'")
-        if self.value is not None and self.ctype not in ("bool", "int", "int8_t", "int32_t", "int64_t", "double", "float"):
+            raise ValueError(
+                "an aclScalar parameter needs a 'scalar' block"
+                if self.scalar is None
+                else "only aclScalar has 'scalar'"
+            )
+        if self.value is not None and self.ctype not in (
+            "bool",
+            "int",
+            "int8_t",
+            "int32_t",
+            "int64_t",
+            "double",
+            "float",
+        ):
             raise ValueError(f"'value' applies to plain C values, not '{self.ctype}'")
         if self.infer is not None and self.role != "output":
             raise ValueError("'infer' applies to outputs only")
@@ -273,8 +285,8 @@ class CheckCases(Strict):
 
     product: ProductTag | None = None
     shadowed_by: str | None = Field(default=None, pattern=SLUG)
-    trigger: dict[str, "ExampleValue"]
-    boundary: dict[str, "ExampleValue"] = {}
+    trigger: dict[str, ExampleValue]
+    boundary: dict[str, ExampleValue] = {}
 
 
 class Check(Strict):
@@ -362,8 +374,8 @@ class ExampleTensor(Strict):
     shape: list[int]
     dtype: DtypeName
     format: FormatName = "ND"
-    data: list[Union[int, float, bool]] | None = None
-    fill: Union[int, float] | None = None
+    data: list[int | float | bool] | None = None
+    fill: int | float | None = None
     mask_from_argmax: list[int] | None = None  # flat h*W+w per output position, encoded for the product
 
     @model_validator(mode="after")
@@ -381,7 +393,7 @@ class ExampleTensor(Strict):
 
 
 class ExampleScalar(Strict):
-    value: Union[int, float, bool]
+    value: int | float | bool
     dtype: DtypeName
 
 
@@ -397,13 +409,11 @@ def _example_kind(value: object) -> str:
 
 # An example input: a tensor, an aclScalar, an int/bool list, a plain value, or null.
 ExampleValue = Annotated[
-    Union[
-        Annotated[ExampleTensor, Tag("ExampleTensor")],
-        Annotated[ExampleScalar, Tag("ExampleScalar")],
-        Annotated[list[Union[bool, int]], Tag("ExampleList")],
-        Annotated[Union[bool, int, float], Tag("ExamplePlain")],
-        Annotated[None, Tag("ExampleNone")],
-    ],
+    Annotated[ExampleTensor, Tag("ExampleTensor")]
+    | Annotated[ExampleScalar, Tag("ExampleScalar")]
+    | Annotated[list[bool | int], Tag("ExampleList")]
+    | Annotated[bool | int | float, Tag("ExamplePlain")]
+    | Annotated[None, Tag("ExampleNone")],
     Discriminator(_example_kind),
 ]
 

@@ -519,9 +519,7 @@ def test_each_header_compiles_alone(tmp_path: Path, compiler: str, generated_roo
         assert r.ok, f"{r.path}: {r.output}"
 
 
-def test_compile_samples_keeps_order_and_reports_each(
-    tmp_path: Path, compiler: str, generated_root: Path
-) -> None:
+def test_compile_samples_keeps_order_and_reports_each(tmp_path: Path, compiler: str, generated_root: Path) -> None:
     good = _write(tmp_path, "good.cpp", FULL_SAMPLE)
     bad = _write(tmp_path, "bad.cpp", UNUSED_VARIABLE_SAMPLE)
     results = compile_samples([bad, good, bad], generated_root, jobs=3, compiler=compiler)

@@ -110,14 +110,34 @@ def test_generic_api_surface():
 
 def test_product_names_and_dtype_spellings():
     g = np.ones((2, 2), np.float32)
-    for product in ("910b", "Atlas A2 训练系列产品/Atlas A2 推理系列产品", "Atlas A2训练系列产品/Atlas 800I A2推理产品", "A2"):
-        aclnn.validate("EluBackward", product=product, gradOutput=g, alpha=1.0, scale=1.0, inputScale=1.0,
-                       isResult=False, selfOrResult=g)
+    for product in (
+        "910b",
+        "Atlas A2 训练系列产品/Atlas A2 推理系列产品",
+        "Atlas A2训练系列产品/Atlas 800I A2推理产品",
+        "A2",
+    ):
+        aclnn.validate(
+            "EluBackward",
+            product=product,
+            gradOutput=g,
+            alpha=1.0,
+            scale=1.0,
+            inputScale=1.0,
+            isResult=False,
+            selfOrResult=g,
+        )
     for dtype in ("ACL_FLOAT16", "FLOAT16", np.float16, "fp16"):
         d = aclnn.TensorDesc((2, 2), dtype)
         assert d.dtype == "FLOAT16"
-        aclnn.validate("EluBackward", gradOutput=d, alpha=aclnn.Scalar(1, "INT32"), scale=1.0, inputScale=1.0,
-                       isResult=False, selfOrResult=d)
+        aclnn.validate(
+            "EluBackward",
+            gradOutput=d,
+            alpha=aclnn.Scalar(1, "INT32"),
+            scale=1.0,
+            inputScale=1.0,
+            isResult=False,
+            selfOrResult=d,
+        )
     with pytest.raises(aclnn.AclnnError, match="unknown product"):
         aclnn.validate("EluBackward", product="Ascend 9000")
 
@@ -132,16 +152,25 @@ def test_binding_outputs_given_and_inferred():
     np.testing.assert_allclose(out.astype(np.float32), inferred, rtol=1e-3, atol=1e-3)
     # explicit null output through the generic API is a null pointer
     with pytest.raises(aclnn.AclnnError) as info:
-        aclnn.validate("EluBackward", gradOutput=g, alpha=1.0, scale=1.0, inputScale=1.0, isResult=False,
-                       selfOrResult=x, gradInput=None)
+        aclnn.validate(
+            "EluBackward",
+            gradOutput=g,
+            alpha=1.0,
+            scale=1.0,
+            inputScale=1.0,
+            isResult=False,
+            selfOrResult=x,
+            gradInput=None,
+        )
     assert info.value.code == 161001
 
 
 def test_error_message_names_parameter_rule_and_values():
     g = np.ones((2, 2), np.float32)
     with pytest.raises(aclnn.AclnnError) as info:
-        aclnn.validate("EluBackward", gradOutput=g, alpha=-2.0, scale=1.0, inputScale=1.0, isResult=True,
-                       selfOrResult=g)
+        aclnn.validate(
+            "EluBackward", gradOutput=g, alpha=-2.0, scale=1.0, inputScale=1.0, isResult=True, selfOrResult=g
+        )
     err = info.value
     assert err.code == 161002 and err.name == "ACLNN_ERR_PARAM_INVALID"
     assert "alpha" in err.message and "alpha.value >= 0" in err.message and "-2.0" in err.message

@@ -9,9 +9,7 @@ from generator.kernels.max_pool2d_with_mask_backward import (
     max_pool2d_with_mask_backward,
 )
 
-TITLE = (
-    "MaxPool2dWithMaskBackward, (16,64,112,112) float32, kernel 3 stride 2, product 910b (INT32 mask layout)"
-)
+TITLE = "MaxPool2dWithMaskBackward, (16,64,112,112) float32, kernel 3 stride 2, product 910b (INT32 mask layout)"
 _ATTRS = ([3, 3], [2, 2], [0, 0], [1, 1], False)
 
 

@@ -6,8 +6,6 @@ output inference expressions) that ``templates/python/op.py.j2`` lays out.
 
 from __future__ import annotations
 
-import json
-
 from generator import expr as ex
 from generator.loader import Catalog, OpInfo, Project, expr_type
 from generator.model import TENSOR_CTYPES, Check, OpSpec, Param, snake_case
@@ -113,7 +111,7 @@ def _check_block(info: OpInfo, index: int, check: Check, names: dict[str, str]) 
         when = info.exprs[("checks", index, "when")]
         used = sorted(ex.names_used(when), key=list(names).index)
         guards += [f"{names[n]} is not None" for n in used if spec.param(n).ctype.endswith("*")]
-        guards.append(f"rt.holds(lambda: {_py(when, names)})")
+        guards.append(f"({_py(when, names)})")
     if guards:
         block.add(0, f"if {' and '.join(guards)}:")
         depth = 1
@@ -175,7 +173,7 @@ def _check_block(info: OpInfo, index: int, check: Check, names: dict[str, str]) 
         node = info.exprs[("checks", index, "expr")]
         used = sorted(ex.names_used(node), key=list(names).index)
         nullable = [n for n in used if spec.param(n).ctype.endswith("*")]
-        cond = f"not rt.holds(lambda: {_py(node, names)})"
+        cond = f"not ({_py(node, names)})"
         if nullable:
             cond = " and ".join(f"{names[n]} is not None" for n in nullable) + " and " + cond
         seen = "{" + ", ".join(f"{q(n)}: {names[n]}" for n in used) + "}"
@@ -248,7 +246,6 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
                 ranks[p.name] = (p.tensor.rank.min, p.tensor.rank.max)
     outputs = []
     for p in spec.outputs:
-        inf = p.infer
         path = ("params", spec.params.index(p), "infer")
         when = info.exprs.get(path + ("when",))
         fmt = info.exprs.get(path + ("format",))

@@ -19,7 +19,10 @@ def check_float(name: str, array: np.ndarray) -> None:
         raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
 
 
-def to_compute(array: np.ndarray, dtype: np.dtype = np.dtype(np.float32)) -> np.ndarray:
+FLOAT32 = np.dtype(np.float32)
+
+
+def to_compute(array: np.ndarray, dtype: np.dtype = FLOAT32) -> np.ndarray:
     """Return ``array`` as a C-contiguous array of the compute dtype (no copy when already so)."""
     return np.ascontiguousarray(array, dtype=dtype)
 

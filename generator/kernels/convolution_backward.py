@@ -308,8 +308,7 @@ def convolution_backward(
         if any(i + lo + hi < e for i, lo, hi, e in zip(in_size, pad_lo, pad_hi, eff, strict=True)):
             raise ValueError("padded input is smaller than the dilated kernel")
         expected = [
-            (i + lo + hi - e) // s + 1
-            for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t, strict=True)
+            (i + lo + hi - e) // s + 1 for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t, strict=True)
         ]
     if list(go_size) != expected:
         raise ValueError(f"grad_output spatial size {tuple(go_size)} != expected {tuple(expected)}")

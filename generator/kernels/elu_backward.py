@@ -54,9 +54,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
             f"grad_output dtype {grad_output.dtype} differs from self_or_result dtype {self_or_result.dtype}"
         )
     if grad_output.shape != self_or_result.shape:
-        raise ValueError(
-            f"shape mismatch: grad_output {grad_output.shape} vs self_or_result {self_or_result.shape}"
-        )
+        raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs self_or_result {self_or_result.shape}")
     if grad_output.ndim > 8:
         raise ValueError(f"rank {grad_output.ndim} exceeds 8")
     alpha, scale, input_scale = float(alpha), float(scale), float(input_scale)

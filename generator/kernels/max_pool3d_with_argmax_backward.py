@@ -197,9 +197,7 @@ def max_pool3d_with_argmax(self, kernel_size, stride, padding, dilation, ceil_mo
         return np.zeros(lead + out_sp, dtype=self.dtype), np.zeros(lead + out_sp, dtype=np.int32)
     x = to_compute(self).reshape((n * c,) + spatial)
     values, idx = window_argmax(x, kernel, stride_, pad, dil, out_sp)
-    return from_compute(values.reshape(lead + out_sp), self.dtype), idx.astype(np.int32).reshape(
-        lead + out_sp
-    )
+    return from_compute(values.reshape(lead + out_sp), self.dtype), idx.astype(np.int32).reshape(lead + out_sp)
 
 
 def max_pool3d_with_argmax_backward(

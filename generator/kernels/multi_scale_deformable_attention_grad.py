@@ -70,9 +70,7 @@ def _check(value, spatial_shape, level_start_index, location, attn_weight, grad_
     if value.ndim != 4:
         raise ValueError(f"value: expected 4-D (bs, num_keys, num_heads, channels), got {value.shape}")
     if location.ndim != 6 or location.shape[-1] != 2:
-        raise ValueError(
-            f"location: expected (bs, nq, num_heads, num_levels, num_points, 2), got {location.shape}"
-        )
+        raise ValueError(f"location: expected (bs, nq, num_heads, num_levels, num_points, 2), got {location.shape}")
     bs, _, nh, channels = value.shape
     _, nq, _, levels, points, _ = location.shape
     if spatial_shape.shape != (levels, 2):
@@ -95,9 +93,7 @@ def _levels(spatial_shape, level_start_index, num_keys):
         np.asarray(spatial_shape).tolist(), np.asarray(level_start_index).tolist(), strict=True
     ):
         if height < 0 or width < 0 or start < 0 or start + height * width > num_keys:
-            raise ValueError(
-                f"level (H={height}, W={width}, start={start}) does not fit in value's {num_keys} keys"
-            )
+            raise ValueError(f"level (H={height}, W={width}, start={start}) does not fit in value's {num_keys} keys")
         out.append((int(height), int(width), int(start)))
     return out
 
@@ -236,9 +232,7 @@ def multi_scale_deformable_attention_grad(
         g = to_compute(grad_output).reshape(-1, channels)  # row m = (b*nq + q)*nh + h
         m = np.arange(bs * nq * nh)
         bh = np.repeat((m // (nq * nh)) * nh + m % nh, points)  # (b*nh + h) of every (b, q, h, p) sample
-        for level, (height, width, start) in enumerate(
-            _levels(spatial_shape, level_start_index, value.shape[1])
-        ):
+        for level, (height, width, start) in enumerate(_levels(spatial_shape, level_start_index, value.shape[1])):
             valid, base, lx, ly, attn = _samples(location32, attn32, level, height, width, bh)
             size = bs * nq * nh * points
             ga = np.zeros(size, np.float32)
@@ -279,9 +273,7 @@ def multi_scale_deformable_attention(
     """Forward: output (bs, nq, nh*C) in value's dtype, same conventions as the backward."""
     spatial_shape = np.asarray(spatial_shape)
     level_start_index = np.asarray(level_start_index)
-    bs, nh, channels, nq, levels, points = _check(
-        value, spatial_shape, level_start_index, location, attn_weight
-    )
+    bs, nh, channels, nq, levels, points = _check(value, spatial_shape, level_start_index, location, attn_weight)
     out = np.zeros((bs * nq * nh, channels), np.float32)
     if value.size and location.size:
         value32 = to_compute(value)
@@ -289,9 +281,7 @@ def multi_scale_deformable_attention(
         attn32 = to_compute(attn_weight)
         m = np.arange(bs * nq * nh)
         bh = np.repeat((m // (nq * nh)) * nh + m % nh, points)
-        for level, (height, width, start) in enumerate(
-            _levels(spatial_shape, level_start_index, value.shape[1])
-        ):
+        for level, (height, width, start) in enumerate(_levels(spatial_shape, level_start_index, value.shape[1])):
             valid, base, lx, ly, attn = _samples(location32, attn32, level, height, width, bh)
             if not valid.size:
                 continue
@@ -300,8 +290,6 @@ def multi_scale_deformable_attention(
             mrow = valid // points
             for lo in range(0, valid.size, _BLOCK):
                 sl = slice(lo, lo + _BLOCK)
-                sample = sum(
-                    coef[k, sl][:, None] * flat[base[sl] + off] for k, off in enumerate((0, 1, wp, wp + 1))
-                )
+                sample = sum(coef[k, sl][:, None] * flat[base[sl] + off] for k, off in enumerate((0, 1, wp, wp + 1)))
                 np.add.at(out, mrow[sl], sample)
     return from_compute(out.reshape(bs, nq, nh * channels), value.dtype)

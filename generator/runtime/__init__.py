@@ -8,7 +8,7 @@ through :func:`install_catalog` so that this module holds no copy of them.
 """
 
 from generator.runtime.backend import MISSING, execute, infer_output, output_desc, tensor_data
-from generator.runtime.errors import AclnnError, CheckInfo, fail, holds
+from generator.runtime.errors import EVALUATION_ERRORS, AclnnError, CheckInfo, fail
 from generator.runtime.rules import (
     castable,
     ceil_div,
@@ -26,9 +26,9 @@ from generator.runtime.values import (
     TensorDesc,
     as_bool,
     as_bool_array,
+    as_float,
     as_int,
     as_int_array,
-    as_float,
     as_scalar,
     as_tensor,
     install_catalog,
@@ -43,6 +43,7 @@ __all__ = [
     "infer_output",
     "output_desc",
     "tensor_data",
+    "EVALUATION_ERRORS",
     "AclnnError",
     "CheckInfo",
     "Scalar",
@@ -59,7 +60,6 @@ __all__ = [
     "conv_out",
     "expand",
     "fail",
-    "holds",
     "install_catalog",
     "is_private",
     "normalize_dtype",

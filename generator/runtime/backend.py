@@ -24,6 +24,8 @@ MISSING = _Missing()
 def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
     """Descriptor of an output the binding allocates."""
     shape = tuple(shape)
+    if all(type(d) is int and d >= 0 for d in shape):
+        return TensorDesc.trusted(shape, dtype, fmt or default_format(len(shape)))
     return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
 
 

@@ -5,14 +5,14 @@ dtype conversion and promotion follow CANN's tables (cann-facts.md 3.3, 3.4 tabl
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 _INTS = ("INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64")
 _FLOATS = ("FLOAT16", "FLOAT", "DOUBLE", "BFLOAT16")
 _COMPLEX = ("COMPLEX32", "COMPLEX64", "COMPLEX128")
 
 
-@lru_cache(maxsize=None)
+@cache
 def castable(source: str, target: str) -> bool:
     """CANN's CanCast: may a result of dtype ``source`` be written to a tensor of ``target``?"""
     if source in _INTS or source == "BOOL":

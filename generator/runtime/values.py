@@ -137,6 +137,14 @@ class TensorDesc:
         object.__setattr__(self, "strides", strides)
         object.__setattr__(self, "data", data)
 
+    @classmethod
+    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str) -> TensorDesc:
+        """A descriptor from already-normalised parts (output inference; no re-validation)."""
+        desc = object.__new__(cls)
+        for name, value in (("shape", shape), ("dtype", dtype), ("format", fmt), ("strides", None), ("data", None)):
+            object.__setattr__(desc, name, value)
+        return desc
+
     @property
     def rank(self) -> int:
         return len(self.shape)
@@ -170,6 +178,10 @@ class Scalar:
 def _int_tuple(values, where: str, *, allow_negative: bool) -> tuple[int, ...]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise _invalid(f"{where} must be a sequence of integers, got {type(values).__name__}")
+    if all(type(v) is int and -(2**63) <= v < 2**63 for v in values):  # the common case, fast
+        result = tuple(values)
+        if allow_negative or all(v >= 0 for v in result):
+            return result
     out = []
     for v in values:
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):

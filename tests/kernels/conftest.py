@@ -19,14 +19,14 @@ DTYPES = [np.dtype(np.float32), np.dtype(np.float16), BFLOAT16]
 DTYPE_IDS = ["float32", "float16", "bfloat16"]
 
 
-def to_torch(array: np.ndarray) -> "torch.Tensor":
+def to_torch(array: np.ndarray) -> torch.Tensor:
     """NumPy (incl. bfloat16) -> torch tensor with the same dtype."""
     if np.dtype(array.dtype) == BFLOAT16:
         return torch.from_numpy(np.ascontiguousarray(array).view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(np.ascontiguousarray(array))
 
 
-def from_torch(tensor: "torch.Tensor") -> np.ndarray:
+def from_torch(tensor: torch.Tensor) -> np.ndarray:
     """torch tensor (incl. bfloat16) -> NumPy array with the same dtype."""
     tensor = tensor.detach().contiguous()
     if tensor.dtype == torch.bfloat16:

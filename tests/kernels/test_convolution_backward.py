@@ -33,9 +33,7 @@ def _out_size(in_size, kernel, stride, padding, dilation, transposed, output_pad
     if transposed:
         return [
             (i - 1) * s - 2 * p + d * (k - 1) + op + 1
-            for i, k, s, p, d, op in zip(
-                in_size, kernel, stride, padding, dilation, output_padding, strict=True
-            )
+            for i, k, s, p, d, op in zip(in_size, kernel, stride, padding, dilation, output_padding, strict=True)
         ]
     return [
         (i + 2 * p - d * (k - 1) - 1) // s + 1
@@ -222,9 +220,7 @@ def test_float32_vs_autograd(name, rng):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize(
-    "name", ["1d_stride_dil_groups", "2d_odd_mixed", "3d_mixed", "2d_transposed", "2d_depthwise"]
-)
+@pytest.mark.parametrize("name", ["1d_stride_dil_groups", "2d_odd_mixed", "3d_mixed", "2d_transposed", "2d_depthwise"])
 def test_dtypes_vs_aten_on_rounded_inputs(name, dtype, rng):
     c = CASES[name]
     gy, x, w = _make(rng, c, dtype)
@@ -299,9 +295,7 @@ ASYM = [
 def test_asymmetric_padding(case, rng):
     in_size, cin, cout, kernel, stride, dilation, groups, pads, transposed, op = case
     top, bottom, left, right = pads
-    c = cfg(
-        in_size, cin, cout, kernel, stride, [0, 0], dilation, groups, transposed=transposed, output_padding=op
-    )
+    c = cfg(in_size, cin, cout, kernel, stride, [0, 0], dilation, groups, transposed=transposed, output_padding=op)
     eff = [d * (k - 1) + 1 for d, k in zip(dilation, kernel, strict=True)]
     if transposed:
         out = [
@@ -370,9 +364,7 @@ def _random_cfg(draw):
             lo = max(1, eff - 2 * p)
         in_size.append(draw(st.integers(lo, max(lo, max_in))))
     n = draw(st.integers(1, 3))
-    return cfg(
-        in_size, cin, cout, kernel, stride, padding, dilation, groups, n, transposed, output_padding or None
-    )
+    return cfg(in_size, cin, cout, kernel, stride, padding, dilation, groups, n, transposed, output_padding or None)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
@@ -405,9 +397,7 @@ def test_empty_input_channels(rng):
 
 
 def test_round_hf32():
-    vals = np.array(
-        [1 + 2.0**-12, 1 + 2.0**-13, -(1 + 2.0**-12), 1 + 3 * 2.0**-12, np.inf, -np.inf, 0.0], np.float32
-    )
+    vals = np.array([1 + 2.0**-12, 1 + 2.0**-13, -(1 + 2.0**-12), 1 + 3 * 2.0**-12, np.inf, -np.inf, 0.0], np.float32)
     expect = np.array([1 + 2.0**-11, 1.0, -(1 + 2.0**-11), 1 + 2.0**-10, np.inf, -np.inf, 0.0], np.float32)
     np.testing.assert_array_equal(round_hf32(vals), expect)
     assert np.isnan(round_hf32(np.array([np.nan], np.float32))[0])
@@ -459,9 +449,7 @@ def test_emulate_leaves_half_and_keep_dtype_alone(rng):
         for u, v in zip(a, b, strict=True):
             np.testing.assert_array_equal(u, v)
     gy, x, w = _make(rng, c)
-    for u, v in zip(
-        _ours(gy, x, w, c, cube_math_type=0, emulate_precision=True), _ours(gy, x, w, c), strict=True
-    ):
+    for u, v in zip(_ours(gy, x, w, c, cube_math_type=0, emulate_precision=True), _ours(gy, x, w, c), strict=True):
         np.testing.assert_array_equal(u, v)
     # bf16 with HF32 modes keeps bf16 compute (no rounding)
     gyb, xb, wb = _make(rng, c, BFLOAT16)

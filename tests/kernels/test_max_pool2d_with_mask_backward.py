@@ -132,9 +132,7 @@ def test_backward_a2_mask_matches_torch(rng, dtype, case):
         np.testing.assert_array_equal(
             encode_mask(idx_t.numpy(), shape, kernel, stride, padding, ceil_mode, layout=A2), mask
         )
-        got = max_pool2d_with_mask_backward(
-            grad, x, mask, kernel, stride, padding, [1], ceil_mode, product="910b"
-        )
+        got = max_pool2d_with_mask_backward(grad, x, mask, kernel, stride, padding, [1], ceil_mode, product="910b")
         assert got.dtype == dtype and got.shape == x.shape
         _close(got, _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode))
 
@@ -157,13 +155,9 @@ def test_forward_mask_roundtrip_matches_torch(rng, dtype, case, product):
     np.testing.assert_array_equal(out.astype(np.float32), out_t.astype(dtype).astype(np.float32))
     decoded = decode_mask(mask, shape, kernel, stride, padding, ceil_mode, layout=layout)
     np.testing.assert_array_equal(decoded, idx_t.numpy())
-    np.testing.assert_array_equal(
-        encode_mask(decoded, shape, kernel, stride, padding, ceil_mode, layout=layout), mask
-    )
+    np.testing.assert_array_equal(encode_mask(decoded, shape, kernel, stride, padding, ceil_mode, layout=layout), mask)
     grad = rng.uniform(-2, 2, size=out.shape).astype(np.float32).astype(dtype)
-    got = max_pool2d_with_mask_backward(
-        grad, x, mask, kernel, stride, padding, [1], ceil_mode, product=product
-    )
+    got = max_pool2d_with_mask_backward(grad, x, mask, kernel, stride, padding, [1], ceil_mode, product=product)
     _close(got, _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode))
 
 
@@ -212,9 +206,7 @@ def test_v1_bit_positions_by_hand():
     assert word(1, 1, 0, p) == 0xFFFF & ~(1 << 1)
     assert word(1, 1, 3, p) == 1 << 1
     # tail words (p >= Ho*Wo) and the "+1" block are zero; bytes past N*C1*K*Q*2 are zero
-    assert all(
-        word(ni, c1, k, pp) == 0 for ni in range(2) for c1 in range(2) for k in range(4) for pp in range(4, q)
-    )
+    assert all(word(ni, c1, k, pp) == 0 for ni in range(2) for c1 in range(2) for k in range(4) for pp in range(4, q))
     assert not raw[n * 2 * 4 * q * 2 :].any()
 
 
@@ -264,9 +256,7 @@ def test_v1_multiple_bits_add_to_each_cell_and_padding_is_dropped():
 
 def test_seed_sample_under_v1_layout():
     """Seed 000 / current doc sample: 4x3 input, kernel 2 stride 2, first 32 mask bytes = -1 (product 910)."""
-    x = np.array(
-        [0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847, 1.7510, 0.9954, 0.1842, 0.8392, 0.4835, 0.9213]
-    )
+    x = np.array([0.0850, -0.5147, -0.0212, -0.5654, -0.3222, 0.5847, 1.7510, 0.9954, 0.1842, 0.8392, 0.4835, 0.9213])
     x = x.astype(np.float32).reshape(1, 1, 4, 3)
     mask = np.zeros(256, np.int8)
     mask[:32] = -1
@@ -308,9 +298,7 @@ def test_910_compares_float_as_float16():
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_encode_decode_roundtrip(rng, layout, case):
     shape, kernel, stride, padding, ceil_mode = case
-    _, idx_t = _torch_forward(
-        rng.standard_normal(shape).astype(np.float32), kernel, stride, padding, ceil_mode
-    )
+    _, idx_t = _torch_forward(rng.standard_normal(shape).astype(np.float32), kernel, stride, padding, ceil_mode)
     argmax = idx_t.numpy()
     mask = encode_mask(argmax, shape, kernel, stride, padding, ceil_mode, layout=layout)
     assert mask.dtype == np.int8 and mask.shape == mask_shape(shape, kernel, stride, padding, [1], ceil_mode)
@@ -319,9 +307,7 @@ def test_encode_decode_roundtrip(rng, layout, case):
     assert back.dtype == np.int64
     # decode reads the raw buffer: a larger / differently shaped int8 buffer with the same prefix also works
     bigger = np.concatenate([mask.reshape(-1), np.full(64, 7, np.int8)])
-    np.testing.assert_array_equal(
-        decode_mask(bigger, shape, kernel, stride, padding, ceil_mode, layout=layout), argmax
-    )
+    np.testing.assert_array_equal(decode_mask(bigger, shape, kernel, stride, padding, ceil_mode, layout=layout), argmax)
 
 
 def test_encode_v1_rejects_cells_outside_the_window():

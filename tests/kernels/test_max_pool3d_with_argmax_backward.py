@@ -148,9 +148,7 @@ def test_empty_inputs(dtype):
         x = np.zeros(shape, dtype)
         out_shape = shape[:-3] + (2, 2, 2)
         grad = np.zeros(out_shape, dtype)
-        got = max_pool3d_with_argmax_backward(
-            grad, x, np.zeros(out_shape, np.int32), [2], [2], [0], [1], False
-        )
+        got = max_pool3d_with_argmax_backward(grad, x, np.zeros(out_shape, np.int32), [2], [2], [0], [1], False)
         assert got.shape == shape and got.dtype == dtype
         out, idx = max_pool3d_with_argmax(x, [2], [2], [0], [1], False)
         assert out.shape == out_shape and idx.shape == out_shape

@@ -48,9 +48,7 @@ def assert_close(actual, expected, dtype, name):
     """Shared (rtol, atol) per dtype; atol is relative to the largest magnitude of the expected tensor."""
     rtol, atol = TOLERANCES[np.dtype(dtype)]
     scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-    np.testing.assert_allclose(
-        actual.astype(np.float32), expected, rtol=rtol, atol=atol * scale, err_msg=name
-    )
+    np.testing.assert_allclose(actual.astype(np.float32), expected, rtol=rtol, atol=atol * scale, err_msg=name)
 
 
 def make_locations(rng, lead_shape, shapes, dtype, outside=0.2):
@@ -204,9 +202,7 @@ def test_location_is_x_then_y():
         "grad_output": np.ones((1, 1, channels), np.float32),
     }
     forward = {k: v for k, v in case.items() if k != "grad_output"}
-    np.testing.assert_array_equal(
-        multi_scale_deformable_attention(**forward)[0, 0], 2.0 + np.arange(channels)
-    )
+    np.testing.assert_array_equal(multi_scale_deformable_attention(**forward)[0, 0], 2.0 + np.arange(channels))
     grad_value, grad_location, grad_attn = check_case(case, np.dtype(np.float32))
     expected_value = np.zeros((1, h * w, 1, channels), np.float32)
     expected_value[0, 2] = 1.0  # only pixel (y=0, x=2) has weight
@@ -273,13 +269,9 @@ def test_empty_queries():
 def test_rejects_bad_inputs(rng):
     data = make_case(rng, np.dtype(np.float32), 1, 4, 2, 8, 2, [(3, 3)])
     with pytest.raises(ValueError, match="grad_output"):
-        multi_scale_deformable_attention_grad(
-            **{**data, "grad_output": data["grad_output"].reshape(1, 4, 2, 8)}
-        )
+        multi_scale_deformable_attention_grad(**{**data, "grad_output": data["grad_output"].reshape(1, 4, 2, 8)})
     with pytest.raises(TypeError, match="spatial_shape"):
-        multi_scale_deformable_attention_grad(
-            **{**data, "spatial_shape": data["spatial_shape"].astype(np.float32)}
-        )
+        multi_scale_deformable_attention_grad(**{**data, "spatial_shape": data["spatial_shape"].astype(np.float32)})
     with pytest.raises(TypeError, match="value"):
         multi_scale_deformable_attention_grad(**{**data, "value": data["value"].astype(np.float64)})
     with pytest.raises(ValueError, match="does not fit"):

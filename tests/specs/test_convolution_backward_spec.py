@@ -84,7 +84,14 @@ def conv2d_values(**over):
 def _eval(path: tuple, values: dict):
     node = info.exprs[path]
     code_text = ex.to_python(node, {p.name: p.name for p in spec.params})
-    return eval(code_text, {"__builtins__": {"len": len, "all": all, "any": any, "range": range, "min": min, "max": max}, "rt": RT, **values})  # noqa: S307
+    return eval(
+        code_text,
+        {
+            "__builtins__": {"len": len, "all": all, "any": any, "range": range, "min": min, "max": max},
+            "rt": RT,
+            **values,
+        },
+    )  # noqa: S307
 
 
 def applies(check_id: str, values: dict) -> bool:
@@ -195,7 +202,14 @@ def test_check_order_follows_code():
         ["null-pointers", "output-mask-length", "null-grad-input", "null-grad-weight", "null-grad-bias"],
         ["dtype-supported", "dtype-950-transposed", "grad-input-dtype-950", "grad-bias-dtype-950"],
         ["fp8-transposed-only", "fp8-all-same", "fp8-grad-weight-float", "fp8-groups-one"],
-        ["format-grad-output", "format-input", "format-weight", "format-grad-input", "format-grad-weight", "format-grad-bias"],
+        [
+            "format-grad-output",
+            "format-input",
+            "format-weight",
+            "format-grad-input",
+            "format-grad-weight",
+            "format-grad-bias",
+        ],
         ["stride-positive", "padding-non-negative", "dilation-positive", "output-padding-zero", "groups-positive"],
         ["cube-math-type-range", "cube-math-type-fp32"],
         ["rank-same", "grad-input-shape", "grad-weight-shape", "grad-bias-shape", "stride-length", "padding-length"],
@@ -214,7 +228,16 @@ def test_check_order_follows_code():
 def test_null_checks():
     null = CHECKS["null-pointers"]
     assert code(null.code) == PARAM_NULLPTR
-    assert null.params == ["gradOutput", "input", "weight", "stride", "padding", "dilation", "outputPadding", "outputMask"]
+    assert null.params == [
+        "gradOutput",
+        "input",
+        "weight",
+        "stride",
+        "padding",
+        "dilation",
+        "outputPadding",
+        "outputMask",
+    ]
     assert "biasSizes" not in null.params
     for i, name in enumerate(("gradInput", "gradWeight", "gradBias")):
         check = CHECKS[f"null-{name[0:4].lower()}-{name[4:].lower()}"]
@@ -322,10 +345,14 @@ def test_output_padding_rules():
     assert not holds("output-padding-zero", conv2d_values(outputPadding=(0, 1)))
     assert holds("output-padding-zero", conv2d_values(outputPadding=(0, 1), transposed=True))
     three_d = dict(input=tensor([1, 2, 4, 4, 4]), transposed=True)
-    assert not holds("output-padding-less-than-stride", conv2d_values(stride=(1, 1, 1), outputPadding=(0, 0, 1), **three_d))
+    assert not holds(
+        "output-padding-less-than-stride", conv2d_values(stride=(1, 1, 1), outputPadding=(0, 0, 1), **three_d)
+    )
     assert holds("output-padding-less-than-stride", conv2d_values(stride=(2, 2, 2), outputPadding=(1, 1, 1), **three_d))
     # not enforced in 2-D
-    assert not applies("output-padding-less-than-stride", conv2d_values(stride=(1, 1), outputPadding=(1, 1), transposed=True))
+    assert not applies(
+        "output-padding-less-than-stride", conv2d_values(stride=(1, 1), outputPadding=(1, 1), transposed=True)
+    )
 
 
 def test_cube_math_type_uses_promoted_dtype():
@@ -350,7 +377,9 @@ def test_channels_and_groups_transposed_swap():
     assert holds("channels-weight-out", values) and holds("channels-groups", values)
     values["weight"] = tensor([6, 2, 1, 1])  # the non-transposed layout
     assert not holds("channels-weight-out", values)
-    plain = conv2d_values(groups=2, input=tensor([1, 4, 5, 5]), gradOutput=tensor([1, 6, 5, 5]), weight=tensor([6, 2, 1, 1]))
+    plain = conv2d_values(
+        groups=2, input=tensor([1, 4, 5, 5]), gradOutput=tensor([1, 6, 5, 5]), weight=tensor([6, 2, 1, 1])
+    )
     assert holds("channels-weight-out", plain) and holds("channels-groups", plain)
     plain["groups"] = 3
     assert not holds("channels-groups", plain)
@@ -406,7 +435,13 @@ def test_conv3d_rejected_on_910_and_310p_only():
 def test_empty_path_rules():
     empty = conv2d_values(input=tensor([0, 2, 7, 7]), gradOutput=tensor([0, 2, 7, 7]), gradInput=tensor([0, 2, 7, 7]))
     assert not applies("rank-same", empty)  # steps 8-10 are skipped
-    for cid in ("empty-bias-sizes-value", "empty-input-n-or-c", "empty-param-lengths", "empty-channels-groups", "empty-formula-one"):
+    for cid in (
+        "empty-bias-sizes-value",
+        "empty-input-n-or-c",
+        "empty-param-lengths",
+        "empty-channels-groups",
+        "empty-formula-one",
+    ):
         assert applies(cid, empty) and holds(cid, empty), cid
     assert not holds("empty-bias-sizes-value", dict(empty, biasSizes=(3,)))
     assert not holds("empty-bias-sizes-value", dict(empty, biasSizes=(2, 2)))

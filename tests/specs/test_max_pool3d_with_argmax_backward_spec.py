@@ -168,8 +168,14 @@ def test_int32_volume_limit_only_off_950():
 
 
 def test_shape_and_dtype_same_checks():
-    assert CHECKS["indices-shape"].kind == "shape_same" and set(CHECKS["indices-shape"].params) == {"gradOutput", "indices"}
-    assert CHECKS["grad-input-shape"].kind == "shape_same" and set(CHECKS["grad-input-shape"].params) == {"self", "gradInput"}
+    assert CHECKS["indices-shape"].kind == "shape_same" and set(CHECKS["indices-shape"].params) == {
+        "gradOutput",
+        "indices",
+    }
+    assert CHECKS["grad-input-shape"].kind == "shape_same" and set(CHECKS["grad-input-shape"].params) == {
+        "self",
+        "gradInput",
+    }
     assert CHECKS["grad-output-dtype-same"].params == ["self", "gradOutput"]
     assert CHECKS["grad-input-dtype-same"].params == ["self", "gradInput"]
     assert set(CHECKS["format-same"].params) == {"self", "gradOutput", "gradInput"}

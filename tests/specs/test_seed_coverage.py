@@ -21,7 +21,9 @@ if not SEEDS.is_dir():  # CI runs in a fresh clone with shared/ beside it
 PROJECT = load_project(REPO / "specs")
 SEED_OPS = {info.spec.sources.seed: info for info in PROJECT.ops if info.spec.sources.seed}
 PLUMBING = {"workspace", "workspaceSize", "executor", "stream"}
-PARAM_LINE = re.compile(r"^\s*(?:[-•]\s*)?([A-Za-z_]\w*)\s*[(（]\s*(?:const\s+)?(?:acl\w+|bool|int\w*|uint\w*|void|double|float)\b")
+PARAM_LINE = re.compile(
+    r"^\s*(?:[-•]\s*)?([A-Za-z_]\w*)\s*[(（]\s*(?:const\s+)?(?:acl\w+|bool|int\w*|uint\w*|void|double|float)\b"
+)
 CODE = re.compile(r"\b(161\d{3}|361\d{3}|561\d{3})\b")
 
 

@@ -761,699 +761,718 @@ def _check(
     grad_weight,
     grad_bias,
 ):
-    """The checks, in CANN's order; raise AclnnError at the first failure."""
+    """The checks, in CANN's order; raise AclnnError at the first failure.
+
+    A rule that cannot be evaluated on these arguments (say an index past the end of a short list)
+    counts as violated: CANN rejects such arguments too.
+    """
     if product not in PRODUCTS:
         raise rt.fail(CHECKS["product-supported"], {"product": product})
-    # null-pointers (161001): gradOutput, input, weight, stride, padding, dilation, outputPadding or outputMask is a
-    # null pointer.
-    for name, arg in (
-        ("gradOutput", grad_output),
-        ("input", input),
-        ("weight", weight),
-        ("stride", stride),
-        ("padding", padding),
-        ("dilation", dilation),
-        ("outputPadding", output_padding),
-        ("outputMask", output_mask),
-    ):
-        if arg is None:
-            raise rt.fail(CHECKS["null-pointers"], {name: arg})
-    # null-bias-sizes (161001): biasSizes is a null pointer.
-    # Note: The doc's error table includes biasSizes in the 161001 null check, but the code's null check does not
-    #   cover it; biasSizes is only read in the empty-tensor path, where a null biasSizes with outputMask[2]
-    #   true returns 161002 (see empty-bias-sizes-not-null).
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # output-mask-length (161001): outputMask does not have exactly 3 elements.
-    # Note: Not listed by the doc. The code checks the length inside its null-pointer check, so it returns 161001
-    #   rather than 161002.
-    for name, arg in (("outputMask", output_mask),):
-        if arg is not None and len(arg) not in (3,):
-            raise rt.fail(CHECKS["output-mask-length"], {name: arg})
-    # null-grad-input (161001): gradInput is a null pointer while outputMask[0] requests it.
-    if output_mask is not None and rt.holds(lambda: output_mask[0]):
-        for name, arg in (("gradInput", grad_input),):
+    check = None
+    try:
+        # null-pointers (161001): gradOutput, input, weight, stride, padding, dilation, outputPadding or outputMask
+        # is a null pointer.
+        check = "null-pointers"
+        for name, arg in (
+            ("gradOutput", grad_output),
+            ("input", input),
+            ("weight", weight),
+            ("stride", stride),
+            ("padding", padding),
+            ("dilation", dilation),
+            ("outputPadding", output_padding),
+            ("outputMask", output_mask),
+        ):
             if arg is None:
-                raise rt.fail(CHECKS["null-grad-input"], {name: arg})
-    # null-grad-weight (161001): gradWeight is a null pointer while outputMask[1] requests it.
-    if output_mask is not None and rt.holds(lambda: output_mask[1]):
-        for name, arg in (("gradWeight", grad_weight),):
-            if arg is None:
-                raise rt.fail(CHECKS["null-grad-weight"], {name: arg})
-    # null-grad-bias (161001): gradBias is a null pointer while outputMask[2] requests it.
-    if output_mask is not None and rt.holds(lambda: output_mask[2]):
-        for name, arg in (("gradBias", grad_bias),):
-            if arg is None:
-                raise rt.fail(CHECKS["null-grad-bias"], {name: arg})
-    # dtype-supported (161002): The dtype of gradOutput, input or weight is not supported.
-    for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
-        if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-            raise rt.fail(CHECKS["dtype-supported"], {name: arg})
-    # dtype-supported-grad-input (161002): The dtype of gradInput is not supported.
-    # Note: The code checks the list for every non-null output (regardless of outputMask); the doc's error table
-    #   only names the inputs.
-    for name, arg in (("gradInput", grad_input),):
-        if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-            raise rt.fail(CHECKS["dtype-supported-grad-input"], {name: arg})
-    # dtype-supported-grad-weight (161002): The dtype of gradWeight is not supported.
-    for name, arg in (("gradWeight", grad_weight),):
-        if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-            raise rt.fail(CHECKS["dtype-supported-grad-weight"], {name: arg})
-    # dtype-supported-grad-bias (161002): The dtype of gradBias is not supported.
-    for name, arg in (("gradBias", grad_bias),):
-        if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-            raise rt.fail(CHECKS["dtype-supported-grad-bias"], {name: arg})
-    # dtype-950-transposed (161002): The dtype of gradOutput, input or weight is not supported.
-    # Note: On Ascend 950 the code's list depends on transposed: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8 when transposed
-    #   (no FLOAT8_E4M3FN), plus FLOAT8_E4M3FN when not transposed. 8-bit types are only allowed when transposed
-    #   (see fp8-transposed-only), so FLOAT8_E4M3FN is effectively always rejected, contrary to the doc
-    #   ("supported when transposed=true and output_mask[0]=true"). The same limit on the outputs is covered by
-    #   the following dtype-equality checks (also 161002).
-    if product in ("950",) and rt.holds(lambda: transposed):
+                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        # null-bias-sizes (161001): biasSizes is a null pointer.
+        # Note: The doc's error table includes biasSizes in the 161001 null check, but the code's null check does
+        #   not cover it; biasSizes is only read in the empty-tensor path, where a null biasSizes with
+        #   outputMask[2] true returns 161002 (see empty-bias-sizes-not-null).
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # output-mask-length (161001): outputMask does not have exactly 3 elements.
+        # Note: Not listed by the doc. The code checks the length inside its null-pointer check, so it returns
+        #   161001 rather than 161002.
+        check = "output-mask-length"
+        for name, arg in (("outputMask", output_mask),):
+            if arg is not None and len(arg) not in (3,):
+                raise rt.fail(CHECKS["output-mask-length"], {name: arg})
+        # null-grad-input (161001): gradInput is a null pointer while outputMask[0] requests it.
+        check = "null-grad-input"
+        if output_mask is not None and (output_mask[0]):
+            for name, arg in (("gradInput", grad_input),):
+                if arg is None:
+                    raise rt.fail(CHECKS["null-grad-input"], {name: arg})
+        # null-grad-weight (161001): gradWeight is a null pointer while outputMask[1] requests it.
+        check = "null-grad-weight"
+        if output_mask is not None and (output_mask[1]):
+            for name, arg in (("gradWeight", grad_weight),):
+                if arg is None:
+                    raise rt.fail(CHECKS["null-grad-weight"], {name: arg})
+        # null-grad-bias (161001): gradBias is a null pointer while outputMask[2] requests it.
+        check = "null-grad-bias"
+        if output_mask is not None and (output_mask[2]):
+            for name, arg in (("gradBias", grad_bias),):
+                if arg is None:
+                    raise rt.fail(CHECKS["null-grad-bias"], {name: arg})
+        # dtype-supported (161002): The dtype of gradOutput, input or weight is not supported.
+        check = "dtype-supported"
         for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
-            if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
-                raise rt.fail(CHECKS["dtype-950-transposed"], {name: arg})
-    # grad-input-dtype-950 (161002): gradInput's dtype differs from input's.
-    if product in ("950",):
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        # dtype-supported-grad-input (161002): The dtype of gradInput is not supported.
+        # Note: The code checks the list for every non-null output (regardless of outputMask); the doc's error table
+        #   only names the inputs.
+        check = "dtype-supported-grad-input"
         for name, arg in (("gradInput", grad_input),):
-            if input is not None and arg is not None and arg.dtype != input.dtype:
-                raise rt.fail(CHECKS["grad-input-dtype-950"], {"input": input, name: arg})
-    # grad-input-dtype-doc (161002): gradInput's dtype differs from input's.
-    # Note: The doc requires gradInput's dtype to equal input's, but the code checks it only on Ascend 950;
-    #   elsewhere the result is cast to gradInput's dtype (any dtype of the supported list).
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # grad-weight-dtype-950 (161002): gradWeight's dtype differs from weight's.
-    # Note: The current doc states no dtype rule for gradWeight (the seed said "the higher precision of weight and
-    #   gradOutput"); Ascend 950's code requires weight's dtype (except for 8-bit weights).
-    if (
-        product in ("950",)
-        and weight is not None
-        and rt.holds(lambda: weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN"))
-    ):
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported-grad-input"], {name: arg})
+        # dtype-supported-grad-weight (161002): The dtype of gradWeight is not supported.
+        check = "dtype-supported-grad-weight"
         for name, arg in (("gradWeight", grad_weight),):
-            if weight is not None and arg is not None and arg.dtype != weight.dtype:
-                raise rt.fail(CHECKS["grad-weight-dtype-950"], {"weight": weight, name: arg})
-    # grad-output-dtypes-seed (161002): gradInput's dtype must be the higher-precision dtype of input and
-    # gradOutput; gradWeight's that of weight and gradOutput.
-    # Note: The seed's rule; the current doc says gradInput equals input instead (see grad-input-dtype-doc), and the
-    #   code does not relate the output dtypes to the inputs on these products (the result is cast to the output
-    #   dtype).
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # grad-bias-dtype-950 (161002): gradBias's dtype differs from gradOutput's.
-    if product in ("950",):
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported-grad-weight"], {name: arg})
+        # dtype-supported-grad-bias (161002): The dtype of gradBias is not supported.
+        check = "dtype-supported-grad-bias"
         for name, arg in (("gradBias", grad_bias),):
-            if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-                raise rt.fail(CHECKS["grad-bias-dtype-950"], {"gradOutput": grad_output, name: arg})
-    # grad-bias-dtype-doc (161002): gradBias's dtype differs from gradOutput's.
-    # Note: The doc requires gradBias's dtype to equal gradOutput's, but the code checks it only on Ascend 950.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # fp8-transposed-only (161002): HIFLOAT8 and FLOAT8_E4M3FN are only supported when transposed is true and
-    # outputMask[0] is true.
-    if product in ("950",) and output_mask is not None and rt.holds(lambda: not (transposed and output_mask[0])):
-        for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
-            if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16"):
-                raise rt.fail(CHECKS["fp8-transposed-only"], {name: arg})
-    # fp8-all-same (161002): When any of gradOutput, input and weight has an 8-bit dtype, all three must have that
-    # dtype.
-    # Note: Not in the doc; the code requires all three to be HIFLOAT8 (or FLOAT8_E4M3FN) when one of them is.
-    if (
-        product in ("950",)
-        and grad_output is not None
-        and input is not None
-        and weight is not None
-        and rt.holds(
-            lambda: (
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported-grad-bias"], {name: arg})
+        # dtype-950-transposed (161002): The dtype of gradOutput, input or weight is not supported.
+        # Note: On Ascend 950 the code's list depends on transposed: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8 when
+        #   transposed (no FLOAT8_E4M3FN), plus FLOAT8_E4M3FN when not transposed. 8-bit types are only allowed
+        #   when transposed (see fp8-transposed-only), so FLOAT8_E4M3FN is effectively always rejected, contrary
+        #   to the doc ("supported when transposed=true and output_mask[0]=true"). The same limit on the outputs
+        #   is covered by the following dtype-equality checks (also 161002).
+        check = "dtype-950-transposed"
+        if product in ("950",) and (transposed):
+            for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
+                if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+                    raise rt.fail(CHECKS["dtype-950-transposed"], {name: arg})
+        # grad-input-dtype-950 (161002): gradInput's dtype differs from input's.
+        check = "grad-input-dtype-950"
+        if product in ("950",):
+            for name, arg in (("gradInput", grad_input),):
+                if input is not None and arg is not None and arg.dtype != input.dtype:
+                    raise rt.fail(CHECKS["grad-input-dtype-950"], {"input": input, name: arg})
+        # grad-input-dtype-doc (161002): gradInput's dtype differs from input's.
+        # Note: The doc requires gradInput's dtype to equal input's, but the code checks it only on Ascend 950;
+        #   elsewhere the result is cast to gradInput's dtype (any dtype of the supported list).
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # grad-weight-dtype-950 (161002): gradWeight's dtype differs from weight's.
+        # Note: The current doc states no dtype rule for gradWeight (the seed said "the higher precision of weight
+        #   and gradOutput"); Ascend 950's code requires weight's dtype (except for 8-bit weights).
+        check = "grad-weight-dtype-950"
+        if product in ("950",) and weight is not None and (weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+            for name, arg in (("gradWeight", grad_weight),):
+                if weight is not None and arg is not None and arg.dtype != weight.dtype:
+                    raise rt.fail(CHECKS["grad-weight-dtype-950"], {"weight": weight, name: arg})
+        # grad-output-dtypes-seed (161002): gradInput's dtype must be the higher-precision dtype of input and
+        # gradOutput; gradWeight's that of weight and gradOutput.
+        # Note: The seed's rule; the current doc says gradInput equals input instead (see grad-input-dtype-doc), and
+        #   the code does not relate the output dtypes to the inputs on these products (the result is cast to
+        #   the output dtype).
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # grad-bias-dtype-950 (161002): gradBias's dtype differs from gradOutput's.
+        check = "grad-bias-dtype-950"
+        if product in ("950",):
+            for name, arg in (("gradBias", grad_bias),):
+                if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
+                    raise rt.fail(CHECKS["grad-bias-dtype-950"], {"gradOutput": grad_output, name: arg})
+        # grad-bias-dtype-doc (161002): gradBias's dtype differs from gradOutput's.
+        # Note: The doc requires gradBias's dtype to equal gradOutput's, but the code checks it only on Ascend 950.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # fp8-transposed-only (161002): HIFLOAT8 and FLOAT8_E4M3FN are only supported when transposed is true and
+        # outputMask[0] is true.
+        check = "fp8-transposed-only"
+        if product in ("950",) and output_mask is not None and (not (transposed and output_mask[0])):
+            for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
+                if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16"):
+                    raise rt.fail(CHECKS["fp8-transposed-only"], {name: arg})
+        # fp8-all-same (161002): When any of gradOutput, input and weight has an 8-bit dtype, all three must have
+        # that dtype.
+        # Note: Not in the doc; the code requires all three to be HIFLOAT8 (or FLOAT8_E4M3FN) when one of them is.
+        check = "fp8-all-same"
+        if (
+            product in ("950",)
+            and grad_output is not None
+            and input is not None
+            and weight is not None
+            and (
                 grad_output.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")
                 or input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")
                 or weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")
             )
-        )
-    ):
-        for name, arg in (("input", input), ("weight", weight)):
-            if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-                raise rt.fail(CHECKS["fp8-all-same"], {"gradOutput": grad_output, name: arg})
-    # fp8-grad-weight-float (161002): With 8-bit inputs, gradWeight must be FLOAT.
-    # Note: Not in the doc; a code rule.
-    if product in ("950",) and weight is not None and rt.holds(lambda: weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
-        for name, arg in (("gradWeight", grad_weight),):
-            if arg is not None and arg.dtype not in ("FLOAT",):
-                raise rt.fail(CHECKS["fp8-grad-weight-float"], {name: arg})
-    # fp8-groups-one (161002): With 8-bit inputs, groups must be 1.
-    # Note: Not in the doc; a code rule.
-    if product in ("950",) and input is not None and rt.holds(lambda: input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
-        if not rt.holds(lambda: groups == 1):
-            raise rt.fail(CHECKS["fp8-groups-one"], {"groups": groups})
-    # fp8-output-padding-zero (161002): With 8-bit inputs, every outputPadding value must be 0.
-    # Note: Not in the doc; a code rule.
-    if product in ("950",) and input is not None and rt.holds(lambda: input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
-        if output_padding is not None and not rt.holds(lambda: all(v == 0 for v in output_padding)):
-            raise rt.fail(CHECKS["fp8-output-padding-zero"], {"outputPadding": output_padding})
-    # format-grad-output (161002): The format of gradOutput, input or weight is not supported.
-    # Note: The code checks the format by rank: 3-D ND or NCL, 4-D NCHW, 5-D NCDHW, any other rank fails; the doc
-    #   lists only NCL, NCHW and NCDHW.
-    if grad_output is not None and not rt.holds(
-        lambda: (
+        ):
+            for name, arg in (("input", input), ("weight", weight)):
+                if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
+                    raise rt.fail(CHECKS["fp8-all-same"], {"gradOutput": grad_output, name: arg})
+        # fp8-grad-weight-float (161002): With 8-bit inputs, gradWeight must be FLOAT.
+        # Note: Not in the doc; a code rule.
+        check = "fp8-grad-weight-float"
+        if product in ("950",) and weight is not None and (weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+            for name, arg in (("gradWeight", grad_weight),):
+                if arg is not None and arg.dtype not in ("FLOAT",):
+                    raise rt.fail(CHECKS["fp8-grad-weight-float"], {name: arg})
+        # fp8-groups-one (161002): With 8-bit inputs, groups must be 1.
+        # Note: Not in the doc; a code rule.
+        check = "fp8-groups-one"
+        if product in ("950",) and input is not None and (input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+            if not (groups == 1):
+                raise rt.fail(CHECKS["fp8-groups-one"], {"groups": groups})
+        # fp8-output-padding-zero (161002): With 8-bit inputs, every outputPadding value must be 0.
+        # Note: Not in the doc; a code rule.
+        check = "fp8-output-padding-zero"
+        if product in ("950",) and input is not None and (input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+            if output_padding is not None and not (all(v == 0 for v in output_padding)):
+                raise rt.fail(CHECKS["fp8-output-padding-zero"], {"outputPadding": output_padding})
+        # format-grad-output (161002): The format of gradOutput, input or weight is not supported.
+        # Note: The code checks the format by rank: 3-D ND or NCL, 4-D NCHW, 5-D NCDHW, any other rank fails; the
+        #   doc lists only NCL, NCHW and NCDHW.
+        check = "format-grad-output"
+        if grad_output is not None and not (
             grad_output.rank == 3
             and grad_output.format in ("ND", "NCL")
             or grad_output.rank == 4
             and grad_output.format == "NCHW"
             or grad_output.rank == 5
             and grad_output.format == "NCDHW"
-        )
-    ):
-        raise rt.fail(CHECKS["format-grad-output"], {"gradOutput": grad_output})
-    # format-input (161002): The format of gradOutput, input or weight is not supported.
-    if input is not None and not rt.holds(
-        lambda: (
+        ):
+            raise rt.fail(CHECKS["format-grad-output"], {"gradOutput": grad_output})
+        # format-input (161002): The format of gradOutput, input or weight is not supported.
+        check = "format-input"
+        if input is not None and not (
             input.rank == 3
             and input.format in ("ND", "NCL")
             or input.rank == 4
             and input.format == "NCHW"
             or input.rank == 5
             and input.format == "NCDHW"
-        )
-    ):
-        raise rt.fail(CHECKS["format-input"], {"input": input})
-    # format-weight (161002): The format of gradOutput, input or weight is not supported.
-    if weight is not None and not rt.holds(
-        lambda: (
+        ):
+            raise rt.fail(CHECKS["format-input"], {"input": input})
+        # format-weight (161002): The format of gradOutput, input or weight is not supported.
+        check = "format-weight"
+        if weight is not None and not (
             weight.rank == 3
             and weight.format in ("ND", "NCL")
             or weight.rank == 4
             and weight.format == "NCHW"
             or weight.rank == 5
             and weight.format == "NCDHW"
-        )
-    ):
-        raise rt.fail(CHECKS["format-weight"], {"weight": weight})
-    # format-grad-input (161002): The format of gradInput is not supported.
-    if grad_input is not None and not rt.holds(
-        lambda: (
+        ):
+            raise rt.fail(CHECKS["format-weight"], {"weight": weight})
+        # format-grad-input (161002): The format of gradInput is not supported.
+        check = "format-grad-input"
+        if grad_input is not None and not (
             grad_input.rank == 3
             and grad_input.format in ("ND", "NCL")
             or grad_input.rank == 4
             and grad_input.format == "NCHW"
             or grad_input.rank == 5
             and grad_input.format == "NCDHW"
-        )
-    ):
-        raise rt.fail(CHECKS["format-grad-input"], {"gradInput": grad_input})
-    # format-grad-weight (161002): The format of gradWeight is not supported.
-    if grad_weight is not None and not rt.holds(
-        lambda: (
+        ):
+            raise rt.fail(CHECKS["format-grad-input"], {"gradInput": grad_input})
+        # format-grad-weight (161002): The format of gradWeight is not supported.
+        check = "format-grad-weight"
+        if grad_weight is not None and not (
             grad_weight.rank == 3
             and grad_weight.format in ("ND", "NCL")
             or grad_weight.rank == 4
             and grad_weight.format == "NCHW"
             or grad_weight.rank == 5
             and grad_weight.format == "NCDHW"
-        )
-    ):
-        raise rt.fail(CHECKS["format-grad-weight"], {"gradWeight": grad_weight})
-    # format-grad-bias (161002): gradBias's format is not ND.
-    # Note: The doc lists ND for gradBias without conditions; the code checks it only on Ascend 950 and Atlas A2/A3
-    #   when transposed is false.
-    if product in ("950", "910_93", "910b") and rt.holds(lambda: not transposed):
-        for name, arg in (("gradBias", grad_bias),):
-            if arg is not None and arg.format not in ("ND",):
-                raise rt.fail(CHECKS["format-grad-bias"], {name: arg})
-    # format-same-doc (161002): gradOutput, input and gradInput have different formats.
-    # Note: The doc requires gradOutput, input and gradInput to share a format; the code has no cross-tensor format
-    #   check.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # format-weight-same-doc (161002): weight and gradWeight have different formats.
-    # Note: The doc requires weight and gradWeight to share a format; the code does not check it.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # stride-positive (161002): Every stride value must be greater than 0.
-    if stride is not None and not rt.holds(lambda: all(v >= 1 for v in stride)):
-        raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
-    # padding-non-negative (161002): Every padding value must be >= 0.
-    if padding is not None and not rt.holds(lambda: all(v >= 0 for v in padding)):
-        raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
-    # dilation-positive (161002): Every dilation value must be greater than 0.
-    if dilation is not None and not rt.holds(lambda: all(v >= 1 for v in dilation)):
-        raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
-    # output-padding-non-negative (161002): Every outputPadding value must be in [0, stride of that dimension).
-    if rt.holds(lambda: transposed):
-        if output_padding is not None and not rt.holds(lambda: all(v >= 0 for v in output_padding)):
-            raise rt.fail(CHECKS["output-padding-non-negative"], {"outputPadding": output_padding})
-    # output-padding-less-than-stride (161002): Every outputPadding value must be in [0, stride of that dimension).
-    # Note: The code checks outputPadding < stride only for 3-D (rank 5); lengths are checked later, so only the
-    #   common leading elements are compared here.
-    if input is not None and rt.holds(lambda: transposed and input.rank == 5):
-        if (
-            stride is not None
-            and output_padding is not None
-            and not rt.holds(
-                lambda: all(output_padding[i] < stride[i] for i in range(min(len(output_padding), len(stride))))
-            )
         ):
-            raise rt.fail(
-                CHECKS["output-padding-less-than-stride"], {"stride": stride, "outputPadding": output_padding}
-            )
-    # output-padding-less-than-stride-doc (161002): Every outputPadding value must be in [0, stride of that
-    # dimension).
-    # Note: The doc requires outputPadding < stride in every case; the code does not check it for 1-D and 2-D.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # output-padding-zero (161002): Every outputPadding value must be 0 when transposed is false.
-    if rt.holds(lambda: not transposed):
-        if output_padding is not None and not rt.holds(lambda: all(v == 0 for v in output_padding)):
-            raise rt.fail(CHECKS["output-padding-zero"], {"outputPadding": output_padding})
-    # groups-positive (161002): groups must be in [1, 65535].
-    if not rt.holds(lambda: groups >= 1):
-        raise rt.fail(CHECKS["groups-positive"], {"groups": groups})
-    # groups-max-doc (161002): groups must be in [1, 65535].
-    # Note: The code only checks groups >= 1, not the upper bound 65535 (which the seed stated only for Atlas A2
-    #   with transposed=false).
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # cube-math-type-range (161002): cubeMathType is not one of the supported values 0, 1, 2, 3.
-    # Note: The parameter table lists the values 0-3; the error table does not list this error.
-    if not rt.holds(lambda: 0 <= cube_math_type <= 3):
-        raise rt.fail(CHECKS["cube-math-type-range"], {"cubeMathType": cube_math_type})
-    # cube-math-type-fp32 (161002): cubeMathType 0: the Cube unit does not support FLOAT input (an error is
-    # returned). cubeMathType 3: the Cube unit does not support FLOAT input.
-    # Note: The code uses the promoted dtype of gradOutput, input and weight (promotion table A, gradOutput with
-    #   input first, then with weight); KEEP_DTYPE and USE_HF32 reject FLOAT and BFLOAT16.
-    if product in ("310p", "910"):
-        if (
-            grad_output is not None
-            and input is not None
-            and weight is not None
-            and not rt.holds(
-                lambda: (
+            raise rt.fail(CHECKS["format-grad-weight"], {"gradWeight": grad_weight})
+        # format-grad-bias (161002): gradBias's format is not ND.
+        # Note: The doc lists ND for gradBias without conditions; the code checks it only on Ascend 950 and Atlas
+        #   A2/A3 when transposed is false.
+        check = "format-grad-bias"
+        if product in ("950", "910_93", "910b") and (not transposed):
+            for name, arg in (("gradBias", grad_bias),):
+                if arg is not None and arg.format not in ("ND",):
+                    raise rt.fail(CHECKS["format-grad-bias"], {name: arg})
+        # format-same-doc (161002): gradOutput, input and gradInput have different formats.
+        # Note: The doc requires gradOutput, input and gradInput to share a format; the code has no cross-tensor
+        #   format check.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # format-weight-same-doc (161002): weight and gradWeight have different formats.
+        # Note: The doc requires weight and gradWeight to share a format; the code does not check it.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # stride-positive (161002): Every stride value must be greater than 0.
+        check = "stride-positive"
+        if stride is not None and not (all(v >= 1 for v in stride)):
+            raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
+        # padding-non-negative (161002): Every padding value must be >= 0.
+        check = "padding-non-negative"
+        if padding is not None and not (all(v >= 0 for v in padding)):
+            raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
+        # dilation-positive (161002): Every dilation value must be greater than 0.
+        check = "dilation-positive"
+        if dilation is not None and not (all(v >= 1 for v in dilation)):
+            raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
+        # output-padding-non-negative (161002): Every outputPadding value must be in [0, stride of that dimension).
+        check = "output-padding-non-negative"
+        if transposed:
+            if output_padding is not None and not (all(v >= 0 for v in output_padding)):
+                raise rt.fail(CHECKS["output-padding-non-negative"], {"outputPadding": output_padding})
+        # output-padding-less-than-stride (161002): Every outputPadding value must be in [0, stride of that
+        # dimension).
+        # Note: The code checks outputPadding < stride only for 3-D (rank 5); lengths are checked later, so only the
+        #   common leading elements are compared here.
+        check = "output-padding-less-than-stride"
+        if input is not None and (transposed and input.rank == 5):
+            if (
+                stride is not None
+                and output_padding is not None
+                and not (all(output_padding[i] < stride[i] for i in range(min(len(output_padding), len(stride)))))
+            ):
+                raise rt.fail(
+                    CHECKS["output-padding-less-than-stride"], {"stride": stride, "outputPadding": output_padding}
+                )
+        # output-padding-less-than-stride-doc (161002): Every outputPadding value must be in [0, stride of that
+        # dimension).
+        # Note: The doc requires outputPadding < stride in every case; the code does not check it for 1-D and 2-D.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # output-padding-zero (161002): Every outputPadding value must be 0 when transposed is false.
+        check = "output-padding-zero"
+        if not transposed:
+            if output_padding is not None and not (all(v == 0 for v in output_padding)):
+                raise rt.fail(CHECKS["output-padding-zero"], {"outputPadding": output_padding})
+        # groups-positive (161002): groups must be in [1, 65535].
+        check = "groups-positive"
+        if not (groups >= 1):
+            raise rt.fail(CHECKS["groups-positive"], {"groups": groups})
+        # groups-max-doc (161002): groups must be in [1, 65535].
+        # Note: The code only checks groups >= 1, not the upper bound 65535 (which the seed stated only for Atlas A2
+        #   with transposed=false).
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # cube-math-type-range (161002): cubeMathType is not one of the supported values 0, 1, 2, 3.
+        # Note: The parameter table lists the values 0-3; the error table does not list this error.
+        check = "cube-math-type-range"
+        if not (0 <= cube_math_type <= 3):
+            raise rt.fail(CHECKS["cube-math-type-range"], {"cubeMathType": cube_math_type})
+        # cube-math-type-fp32 (161002): cubeMathType 0: the Cube unit does not support FLOAT input (an error is
+        # returned). cubeMathType 3: the Cube unit does not support FLOAT input.
+        # Note: The code uses the promoted dtype of gradOutput, input and weight (promotion table A, gradOutput with
+        #   input first, then with weight); KEEP_DTYPE and USE_HF32 reject FLOAT and BFLOAT16.
+        check = "cube-math-type-fp32"
+        if product in ("310p", "910"):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (
                     cube_math_type not in (0, 3)
                     or rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in ("FLOAT", "BFLOAT16")
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["cube-math-type-fp32"],
-                {"gradOutput": grad_output, "input": input, "weight": weight, "cubeMathType": cube_math_type},
-            )
-    # cube-math-type-bf16 (161002): The Cube unit of the Atlas Training Series does not support BFLOAT16 input;
-    # cubeMathType 1 returns an error.
-    # Note: Wording from the seed. ALLOW_FP32_DOWN_PRECISION and USE_FP16 reject BFLOAT16; as these products' dtype
-    #   lists exclude BFLOAT16, the check cannot fire in practice (a dead check; its trigger is caught first by
-    #   dtype-supported with the same code 161002).
-    if product in ("310p", "910"):
-        if (
-            grad_output is not None
-            and input is not None
-            and weight is not None
-            and not rt.holds(
-                lambda: (
+            ):
+                raise rt.fail(
+                    CHECKS["cube-math-type-fp32"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "cubeMathType": cube_math_type},
+                )
+        # cube-math-type-bf16 (161002): The Cube unit of the Atlas Training Series does not support BFLOAT16 input;
+        # cubeMathType 1 returns an error.
+        # Note: Wording from the seed. ALLOW_FP32_DOWN_PRECISION and USE_FP16 reject BFLOAT16; as these products'
+        #   dtype lists exclude BFLOAT16, the check cannot fire in practice (a dead check; its trigger is caught
+        #   first by dtype-supported with the same code 161002).
+        check = "cube-math-type-bf16"
+        if product in ("310p", "910"):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (
                     cube_math_type not in (1, 2)
                     or rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) != "BFLOAT16"
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["cube-math-type-bf16"],
-                {"gradOutput": grad_output, "input": input, "weight": weight, "cubeMathType": cube_math_type},
-            )
-    # cube-math-type-fp16-bf16-doc (161002): cubeMathType 2: not supported for BFLOAT16 input.
-    # Note: The current doc calls this combination unsupported, the seed says Atlas A2 computes it in FLOAT16; the
-    #   first-phase code does not check it on these products.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # rank-same (161002): The shapes of gradOutput, input and weight violate the constraints.
-    # Note: The three ranks must be equal. On Ascend 950 and Atlas A2/A3 the code skips steps 8-10 when input or
-    #   weight is empty (empty-tensor path); on the Atlas Inference/Training Series it does not (the spec
-    #   language cannot compare the product inside an expression, so the same guard is used for every product;
-    #   see grad-output-weight-not-empty-910 for the difference).
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
+            ):
+                raise rt.fail(
+                    CHECKS["cube-math-type-bf16"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "cubeMathType": cube_math_type},
+                )
+        # cube-math-type-fp16-bf16-doc (161002): cubeMathType 2: not supported for BFLOAT16 input.
+        # Note: The current doc calls this combination unsupported, the seed says Atlas A2 computes it in FLOAT16;
+        #   the first-phase code does not check it on these products.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # rank-same (161002): The shapes of gradOutput, input and weight violate the constraints.
+        # Note: The three ranks must be equal. On Ascend 950 and Atlas A2/A3 the code skips steps 8-10 when input or
+        #   weight is empty (empty-tensor path); on the Atlas Inference/Training Series it does not (the spec
+        #   language cannot compare the product inside an expression, so the same guard is used for every
+        #   product; see grad-output-weight-not-empty-910 for the difference).
+        check = "rank-same"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (grad_output.rank == input.rank and input.rank == weight.rank)
+            ):
+                raise rt.fail(CHECKS["rank-same"], {"gradOutput": grad_output, "input": input, "weight": weight})
+        # grad-output-weight-not-empty (161002): With transposed=false every gradOutput dimension must be >= 1; N,
+        # C, D, H, W may be 0 only when input is empty.
+        # Note: Wording from the Atlas A2/A3 gradOutput constraint; the code requires non-empty gradOutput and
+        #   weight whenever input and weight are non-empty, on all these products (transposed or not, Ascend 950
+        #   included).
+        check = "grad-output-weight-not-empty"
         if (
-            grad_output is not None
+            product in ("950", "910_93", "910b")
             and input is not None
             and weight is not None
-            and not rt.holds(lambda: grad_output.rank == input.rank and input.rank == weight.rank)
+            and (not input.empty and not weight.empty)
         ):
-            raise rt.fail(CHECKS["rank-same"], {"gradOutput": grad_output, "input": input, "weight": weight})
-    # grad-output-weight-not-empty (161002): With transposed=false every gradOutput dimension must be >= 1; N, C, D,
-    # H, W may be 0 only when input is empty.
-    # Note: Wording from the Atlas A2/A3 gradOutput constraint; the code requires non-empty gradOutput and weight
-    #   whenever input and weight are non-empty, on all these products (transposed or not, Ascend 950 included).
-    if (
-        product in ("950", "910_93", "910b")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: not input.empty and not weight.empty)
-    ):
-        if (
-            grad_output is not None
-            and weight is not None
-            and not rt.holds(lambda: not grad_output.empty and not weight.empty)
-        ):
-            raise rt.fail(CHECKS["grad-output-weight-not-empty"], {"gradOutput": grad_output, "weight": weight})
-    # grad-output-weight-not-empty-910 (161002): gradOutput and weight must not be empty.
-    if product in ("310p", "910"):
-        if (
-            grad_output is not None
-            and weight is not None
-            and not rt.holds(lambda: not grad_output.empty and not weight.empty)
-        ):
-            raise rt.fail(CHECKS["grad-output-weight-not-empty-910"], {"gradOutput": grad_output, "weight": weight})
-    # grad-input-shape (161002): gradInput's shape differs from input's.
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        for name, arg in (("gradInput", grad_input),):
-            if input is not None and arg is not None and arg.shape != input.shape:
-                raise rt.fail(CHECKS["grad-input-shape"], {"input": input, name: arg})
-    # grad-weight-shape (161002): gradWeight's shape differs from weight's.
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        for name, arg in (("gradWeight", grad_weight),):
-            if weight is not None and arg is not None and arg.shape != weight.shape:
-                raise rt.fail(CHECKS["grad-weight-shape"], {"weight": weight, name: arg})
-    # grad-bias-shape (161002): gradBias must be 1-D with length gradOutput's C dimension.
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if (
-            grad_output is not None
-            and grad_bias is not None
-            and not rt.holds(lambda: grad_bias.rank == 1 and grad_bias.shape[0] == grad_output.shape[1])
-        ):
-            raise rt.fail(CHECKS["grad-bias-shape"], {"gradOutput": grad_output, "gradBias": grad_bias})
-    # stride-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
-    # constraints (stride: weight rank - 2 values).
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if input is not None and stride is not None and not rt.holds(lambda: len(stride) == input.rank - 2):
-            raise rt.fail(CHECKS["stride-length"], {"input": input, "stride": stride})
-    # padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
-    # constraints (padding: weight rank - 2 values, or 4 in 2-D).
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if (
-            input is not None
-            and padding is not None
-            and not rt.holds(lambda: len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4)
-        ):
-            raise rt.fail(CHECKS["padding-length"], {"input": input, "padding": padding})
-    # dilation-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
-    # constraints (dilation: weight rank - 2 values).
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if input is not None and dilation is not None and not rt.holds(lambda: len(dilation) == input.rank - 2):
-            raise rt.fail(CHECKS["dilation-length"], {"input": input, "dilation": dilation})
-    # output-padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
-    # the constraints (outputPadding: weight rank - 2 values).
-    # Note: The doc allows weight rank - 2 values only; the code also accepts 4 values in 2-D (like padding).
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if (
-            input is not None
-            and output_padding is not None
-            and not rt.holds(
-                lambda: len(output_padding) == input.rank - 2 or input.rank == 4 and len(output_padding) == 4
-            )
-        ):
-            raise rt.fail(CHECKS["output-padding-length"], {"input": input, "outputPadding": output_padding})
-    # channels-weight-out (161002): The shapes of gradOutput, input and weight violate the constraints
-    # (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if (
-            grad_output is not None
-            and input is not None
-            and weight is not None
-            and not rt.holds(lambda: (input.shape[1] if transposed else grad_output.shape[1]) == weight.shape[0])
-        ):
-            raise rt.fail(
-                CHECKS["channels-weight-out"],
-                {"gradOutput": grad_output, "input": input, "weight": weight, "transposed": transposed},
-            )
-    # channels-groups (161002): groups * weight's C dimension does not equal input's C dimension.
-    # Note: For a transposed convolution the code compares gradOutput's C dimension (groups * weight.shape[1] =
-    #   gradOutput's C); the doc only states the non-transposed form.
-    if input is not None and weight is not None and rt.holds(lambda: not input.empty and not weight.empty):
-        if (
-            grad_output is not None
-            and input is not None
-            and weight is not None
-            and not rt.holds(
-                lambda: (
+            if grad_output is not None and weight is not None and not (not grad_output.empty and not weight.empty):
+                raise rt.fail(CHECKS["grad-output-weight-not-empty"], {"gradOutput": grad_output, "weight": weight})
+        # grad-output-weight-not-empty-910 (161002): gradOutput and weight must not be empty.
+        check = "grad-output-weight-not-empty-910"
+        if product in ("310p", "910"):
+            if grad_output is not None and weight is not None and not (not grad_output.empty and not weight.empty):
+                raise rt.fail(CHECKS["grad-output-weight-not-empty-910"], {"gradOutput": grad_output, "weight": weight})
+        # grad-input-shape (161002): gradInput's shape differs from input's.
+        check = "grad-input-shape"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            for name, arg in (("gradInput", grad_input),):
+                if input is not None and arg is not None and arg.shape != input.shape:
+                    raise rt.fail(CHECKS["grad-input-shape"], {"input": input, name: arg})
+        # grad-weight-shape (161002): gradWeight's shape differs from weight's.
+        check = "grad-weight-shape"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            for name, arg in (("gradWeight", grad_weight),):
+                if weight is not None and arg is not None and arg.shape != weight.shape:
+                    raise rt.fail(CHECKS["grad-weight-shape"], {"weight": weight, name: arg})
+        # grad-bias-shape (161002): gradBias must be 1-D with length gradOutput's C dimension.
+        check = "grad-bias-shape"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if (
+                grad_output is not None
+                and grad_bias is not None
+                and not (grad_bias.rank == 1 and grad_bias.shape[0] == grad_output.shape[1])
+            ):
+                raise rt.fail(CHECKS["grad-bias-shape"], {"gradOutput": grad_output, "gradBias": grad_bias})
+        # stride-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
+        # constraints (stride: weight rank - 2 values).
+        check = "stride-length"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if input is not None and stride is not None and not (len(stride) == input.rank - 2):
+                raise rt.fail(CHECKS["stride-length"], {"input": input, "stride": stride})
+        # padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
+        # constraints (padding: weight rank - 2 values, or 4 in 2-D).
+        check = "padding-length"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if (
+                input is not None
+                and padding is not None
+                and not (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4)
+            ):
+                raise rt.fail(CHECKS["padding-length"], {"input": input, "padding": padding})
+        # dilation-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
+        # constraints (dilation: weight rank - 2 values).
+        check = "dilation-length"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if input is not None and dilation is not None and not (len(dilation) == input.rank - 2):
+                raise rt.fail(CHECKS["dilation-length"], {"input": input, "dilation": dilation})
+        # output-padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding
+        # violates the constraints (outputPadding: weight rank - 2 values).
+        # Note: The doc allows weight rank - 2 values only; the code also accepts 4 values in 2-D (like padding).
+        check = "output-padding-length"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if (
+                input is not None
+                and output_padding is not None
+                and not (len(output_padding) == input.rank - 2 or input.rank == 4 and len(output_padding) == 4)
+            ):
+                raise rt.fail(CHECKS["output-padding-length"], {"input": input, "outputPadding": output_padding})
+        # channels-weight-out (161002): The shapes of gradOutput, input and weight violate the constraints
+        # (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
+        check = "channels-weight-out"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not ((input.shape[1] if transposed else grad_output.shape[1]) == weight.shape[0])
+            ):
+                raise rt.fail(
+                    CHECKS["channels-weight-out"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "transposed": transposed},
+                )
+        # channels-groups (161002): groups * weight's C dimension does not equal input's C dimension.
+        # Note: For a transposed convolution the code compares gradOutput's C dimension (groups * weight.shape[1] =
+        #   gradOutput's C); the doc only states the non-transposed form.
+        check = "channels-groups"
+        if input is not None and weight is not None and (not input.empty and not weight.empty):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (
                     (grad_output.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0
                     and (grad_output.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["channels-groups"],
-                {
-                    "gradOutput": grad_output,
-                    "input": input,
-                    "weight": weight,
-                    "transposed": transposed,
-                    "groups": groups,
-                },
-            )
-    # depthwise-channels (161002): For a depthwise convolution (input-side C equals groups) the output-side C must
-    # be >= groups and divisible by groups.
-    # Note: Not in the doc; a code rule on every product except Ascend 950.
-    if (
-        product in ("910_93", "910b", "310p", "910")
-        and grad_output is not None
-        and input is not None
-        and weight is not None
-        and rt.holds(
-            lambda: (
+            ):
+                raise rt.fail(
+                    CHECKS["channels-groups"],
+                    {
+                        "gradOutput": grad_output,
+                        "input": input,
+                        "weight": weight,
+                        "transposed": transposed,
+                        "groups": groups,
+                    },
+                )
+        # depthwise-channels (161002): For a depthwise convolution (input-side C equals groups) the output-side C
+        # must be >= groups and divisible by groups.
+        # Note: Not in the doc; a code rule on every product except Ascend 950.
+        check = "depthwise-channels"
+        if (
+            product in ("910_93", "910b", "310p", "910")
+            and grad_output is not None
+            and input is not None
+            and weight is not None
+            and (
                 not input.empty
                 and not weight.empty
                 and (grad_output.shape[1] if transposed else input.shape[1]) == groups
             )
-        )
-    ):
-        if (
-            grad_output is not None
-            and input is not None
-            and not rt.holds(
-                lambda: (
+        ):
+            if (
+                grad_output is not None
+                and input is not None
+                and not (
                     (input.shape[1] if transposed else grad_output.shape[1]) >= groups
                     and (input.shape[1] if transposed else grad_output.shape[1]) % groups == 0
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["depthwise-channels"],
-                {"gradOutput": grad_output, "input": input, "transposed": transposed, "groups": groups},
-            )
-    # spatial-3d (161002): The shapes of gradOutput, input and weight violate the constraints (the convolution's
-    # input/output shape relation does not hold).
-    # Note: Checked only in 3-D: per D, H, W, in + 2p - ((k-1)d+1) >= 0 and the gradOutput size equals that value /
-    #   s + 1. For a transposed convolution input and gradOutput swap roles (same reading as step 9; it agrees
-    #   with the transposed output formula when outputPadding < stride).
-    if (
-        input is not None
-        and weight is not None
-        and rt.holds(lambda: not input.empty and not weight.empty and input.rank == 5)
-    ):
-        if (
-            grad_output is not None
-            and input is not None
-            and weight is not None
-            and stride is not None
-            and padding is not None
-            and dilation is not None
-            and not rt.holds(
-                lambda: all(
-                    (grad_output.shape[i + 2] if transposed else input.shape[i + 2])
-                    + 2 * padding[i]
-                    - ((weight.shape[i + 2] - 1) * dilation[i] + 1)
-                    >= 0
-                    and rt.conv_out(
-                        grad_output.shape[i + 2] if transposed else input.shape[i + 2],
-                        weight.shape[i + 2],
-                        stride[i],
-                        padding[i],
-                        dilation[i],
-                    )
-                    == (input.shape[i + 2] if transposed else grad_output.shape[i + 2])
-                    for i in range(3)
+            ):
+                raise rt.fail(
+                    CHECKS["depthwise-channels"],
+                    {"gradOutput": grad_output, "input": input, "transposed": transposed, "groups": groups},
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["spatial-3d"],
-                {
-                    "gradOutput": grad_output,
-                    "input": input,
-                    "weight": weight,
-                    "stride": stride,
-                    "padding": padding,
-                    "dilation": dilation,
-                    "transposed": transposed,
-                },
-            )
-    # spatial-1d-2d-doc (161002): The shapes of gradOutput, input and weight violate the constraints (the
-    # convolution's input/output shape relation does not hold).
-    # Note: The doc requires the convolution shape relation; for 1-D and 2-D the first-phase code does not cross-
-    #   check gradOutput's N and spatial sizes, mismatches fail later inside (code not verified).
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # empty-bias-sizes-not-null (161002): In the empty-tensor case, biasSizes must not be null when outputMask
-    # requests the bias gradient.
-    # Note: The code checks this in the empty-tensor path and returns 161002; the doc's error table lists a null
-    #   biasSizes under 161001.
-    if (
-        input is not None
-        and weight is not None
-        and output_mask is not None
-        and rt.holds(lambda: (input.empty or weight.empty) and output_mask[2])
-    ):
-        for name, arg in (("biasSizes", bias_sizes),):
-            if arg is None:
-                raise rt.fail(CHECKS["empty-bias-sizes-not-null"], {name: arg})
-    # empty-bias-sizes-value (161002): biasSizes violates the constraints (one value: [weight.shape[0]] for an
-    # ordinary convolution, [weight.shape[1] * groups] for a transposed one).
-    if (
-        input is not None
-        and weight is not None
-        and output_mask is not None
-        and rt.holds(lambda: (input.empty or weight.empty) and output_mask[2])
-    ):
+        # spatial-3d (161002): The shapes of gradOutput, input and weight violate the constraints (the convolution's
+        # input/output shape relation does not hold).
+        # Note: Checked only in 3-D: per D, H, W, in + 2p - ((k-1)d+1) >= 0 and the gradOutput size equals that
+        #   value / s + 1. For a transposed convolution input and gradOutput swap roles (same reading as step 9;
+        #   it agrees with the transposed output formula when outputPadding < stride).
+        check = "spatial-3d"
+        if input is not None and weight is not None and (not input.empty and not weight.empty and input.rank == 5):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and stride is not None
+                and padding is not None
+                and dilation is not None
+                and not (
+                    all(
+                        (grad_output.shape[i + 2] if transposed else input.shape[i + 2])
+                        + 2 * padding[i]
+                        - ((weight.shape[i + 2] - 1) * dilation[i] + 1)
+                        >= 0
+                        and rt.conv_out(
+                            grad_output.shape[i + 2] if transposed else input.shape[i + 2],
+                            weight.shape[i + 2],
+                            stride[i],
+                            padding[i],
+                            dilation[i],
+                        )
+                        == (input.shape[i + 2] if transposed else grad_output.shape[i + 2])
+                        for i in range(3)
+                    )
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["spatial-3d"],
+                    {
+                        "gradOutput": grad_output,
+                        "input": input,
+                        "weight": weight,
+                        "stride": stride,
+                        "padding": padding,
+                        "dilation": dilation,
+                        "transposed": transposed,
+                    },
+                )
+        # spatial-1d-2d-doc (161002): The shapes of gradOutput, input and weight violate the constraints (the
+        # convolution's input/output shape relation does not hold).
+        # Note: The doc requires the convolution shape relation; for 1-D and 2-D the first-phase code does not
+        #   cross-check gradOutput's N and spatial sizes, mismatches fail later inside (code not verified).
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # empty-bias-sizes-not-null (161002): In the empty-tensor case, biasSizes must not be null when outputMask
+        # requests the bias gradient.
+        # Note: The code checks this in the empty-tensor path and returns 161002; the doc's error table lists a null
+        #   biasSizes under 161001.
+        check = "empty-bias-sizes-not-null"
         if (
-            weight is not None
-            and bias_sizes is not None
-            and not rt.holds(
-                lambda: (
+            input is not None
+            and weight is not None
+            and output_mask is not None
+            and ((input.empty or weight.empty) and output_mask[2])
+        ):
+            for name, arg in (("biasSizes", bias_sizes),):
+                if arg is None:
+                    raise rt.fail(CHECKS["empty-bias-sizes-not-null"], {name: arg})
+        # empty-bias-sizes-value (161002): biasSizes violates the constraints (one value: [weight.shape[0]] for an
+        # ordinary convolution, [weight.shape[1] * groups] for a transposed one).
+        check = "empty-bias-sizes-value"
+        if (
+            input is not None
+            and weight is not None
+            and output_mask is not None
+            and ((input.empty or weight.empty) and output_mask[2])
+        ):
+            if (
+                weight is not None
+                and bias_sizes is not None
+                and not (
                     len(bias_sizes) == 1
                     and bias_sizes[0] == (weight.shape[1] * groups if transposed else weight.shape[0])
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["empty-bias-sizes-value"],
-                {"weight": weight, "biasSizes": bias_sizes, "transposed": transposed, "groups": groups},
-            )
-    # bias-sizes-doc (161002): biasSizes violates the constraints (one value: [weight.shape[0]] for an ordinary
-    # convolution, [weight.shape[1] * groups] for a transposed one).
-    # Note: The code reads biasSizes only in the empty-tensor path; otherwise neither its length nor its value is
-    #   checked.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # empty-input-n-or-c (161002): input must have more than 2 dimensions; in the empty-tensor case only input's N
-    # or C may be 0 (D, H, W may then also be 0).
-    if (
-        input is not None
-        and weight is not None
-        and output_mask is not None
-        and rt.holds(lambda: (input.empty or weight.empty) and output_mask[0])
-    ):
-        if input is not None and not rt.holds(lambda: input.rank > 2 and (input.shape[0] == 0 or input.shape[1] == 0)):
-            raise rt.fail(CHECKS["empty-input-n-or-c"], {"input": input})
-    # empty-param-lengths (161002): stride, padding, dilation and outputPadding must have input rank - 2 values
-    # (padding may have 4 in 2-D).
-    if (
-        product in ("950", "910_93", "910b")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: input.empty or weight.empty)
-    ):
+            ):
+                raise rt.fail(
+                    CHECKS["empty-bias-sizes-value"],
+                    {"weight": weight, "biasSizes": bias_sizes, "transposed": transposed, "groups": groups},
+                )
+        # bias-sizes-doc (161002): biasSizes violates the constraints (one value: [weight.shape[0]] for an ordinary
+        # convolution, [weight.shape[1] * groups] for a transposed one).
+        # Note: The code reads biasSizes only in the empty-tensor path; otherwise neither its length nor its value
+        #   is checked.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # empty-input-n-or-c (161002): input must have more than 2 dimensions; in the empty-tensor case only input's
+        # N or C may be 0 (D, H, W may then also be 0).
+        check = "empty-input-n-or-c"
         if (
             input is not None
-            and stride is not None
-            and padding is not None
-            and dilation is not None
-            and output_padding is not None
-            and not rt.holds(
-                lambda: (
+            and weight is not None
+            and output_mask is not None
+            and ((input.empty or weight.empty) and output_mask[0])
+        ):
+            if input is not None and not (input.rank > 2 and (input.shape[0] == 0 or input.shape[1] == 0)):
+                raise rt.fail(CHECKS["empty-input-n-or-c"], {"input": input})
+        # empty-param-lengths (161002): stride, padding, dilation and outputPadding must have input rank - 2 values
+        # (padding may have 4 in 2-D).
+        check = "empty-param-lengths"
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (input.empty or weight.empty)
+        ):
+            if (
+                input is not None
+                and stride is not None
+                and padding is not None
+                and dilation is not None
+                and output_padding is not None
+                and not (
                     len(stride) == input.rank - 2
                     and len(dilation) == input.rank - 2
                     and len(output_padding) == input.rank - 2
                     and (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4)
                 )
-            )
-        ):
-            raise rt.fail(
-                CHECKS["empty-param-lengths"],
-                {
-                    "input": input,
-                    "stride": stride,
-                    "padding": padding,
-                    "dilation": dilation,
-                    "outputPadding": output_padding,
-                },
-            )
-    # empty-weight-groups (161002): In the empty-tensor case, weight.shape[0] must be divisible by groups.
-    # Note: Not in the doc; a code rule.
-    if (
-        product in ("950", "910_93", "910b")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: input.empty or weight.empty)
-    ):
-        if weight is not None and not rt.holds(lambda: weight.shape[0] % groups == 0):
-            raise rt.fail(CHECKS["empty-weight-groups"], {"weight": weight, "groups": groups})
-    # empty-channels-groups (161002): groups * weight's C dimension does not equal input's C dimension (input C = 0
-    # requires weight C = 0).
-    if (
-        product in ("950", "910_93", "910b")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: (input.empty or weight.empty) and not transposed)
-    ):
-        if (
-            input is not None
-            and weight is not None
-            and not rt.holds(lambda: input.shape[1] == groups * weight.shape[1])
-        ):
-            raise rt.fail(CHECKS["empty-channels-groups"], {"input": input, "weight": weight, "groups": groups})
-    # empty-transposed-weight (161002): When transposed is true, weight's N axis must be greater than 0 and equal
-    # input's C axis.
-    if (
-        product in ("950", "910_93", "910b")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: (input.empty or weight.empty) and transposed)
-    ):
-        if (
-            input is not None
-            and weight is not None
-            and not rt.holds(lambda: weight.shape[0] > 0 and weight.shape[0] == input.shape[1])
-        ):
-            raise rt.fail(CHECKS["empty-transposed-weight"], {"input": input, "weight": weight})
-    # empty-formula-one (161002): When transposed is false, every spatial dimension must satisfy formula one:
-    # input_dim + 2 * pad_dim >= (weight_dim - 1) * dilation_dim + 1.
-    # Note: With 4-value 2-D padding, the sum of both sides replaces 2 * pad.
-    if (
-        product in ("950", "910_93", "910b")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: (input.empty or weight.empty) and not transposed)
-    ):
-        if (
-            input is not None
-            and weight is not None
-            and padding is not None
-            and dilation is not None
-            and not rt.holds(
-                lambda: all(
-                    input.shape[i + 2] + (padding[2 * i] + padding[2 * i + 1] if len(padding) == 4 else 2 * padding[i])
-                    >= (weight.shape[i + 2] - 1) * dilation[i] + 1
-                    for i in range(min(input.rank, weight.rank) - 2)
+            ):
+                raise rt.fail(
+                    CHECKS["empty-param-lengths"],
+                    {
+                        "input": input,
+                        "stride": stride,
+                        "padding": padding,
+                        "dilation": dilation,
+                        "outputPadding": output_padding,
+                    },
                 )
-            )
+        # empty-weight-groups (161002): In the empty-tensor case, weight.shape[0] must be divisible by groups.
+        # Note: Not in the doc; a code rule.
+        check = "empty-weight-groups"
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (input.empty or weight.empty)
         ):
-            raise rt.fail(
-                CHECKS["empty-formula-one"],
-                {"input": input, "weight": weight, "padding": padding, "dilation": dilation},
-            )
-    # conv3d-unsupported (161002): The processor does not support this convolution backward (the Atlas Inference and
-    # Training Series support only 1-D and 2-D convolution backward, not 3-D).
-    # Note: The entry function also has a determinism check (deterministic mode with groups > 1 for a 3-D weight
-    #   gradient returns 161002 on products other than Atlas A2/A3/950); it is reachable only for 3-D on these
-    #   products and yields the same 161002.
-    if (
-        product in ("310p", "910")
-        and input is not None
-        and weight is not None
-        and rt.holds(lambda: not input.empty and not weight.empty)
-    ):
-        if input is not None and not rt.holds(lambda: input.rank != 5):
-            raise rt.fail(CHECKS["conv3d-unsupported"], {"input": input})
-    # inner-range-a2-a3 (561103): Internal validation error, usually because an input or attribute is outside the
-    # supported range.
-    # Note: The doc attributes out-of-range specifications to 561103. Atlas A2/A3 ranges with transposed=false
-    #   (constraint table): weight H, W (L in 1-D) in [1, 255], 3-D strideH/strideW in [1, 63], padding (3-D:
-    #   paddingH/paddingW) in [0, 255], dilation in [1, 255]. The first-phase parameter checks do not enforce
-    #   these upper bounds; the failure arises deep inside, and the exact code returned for each violation is
-    #   not verified.
-    # Documented but not enforced by CANN's first phase: not checked here.
-    # inner-range-950 (561103): Internal validation error, usually because an input or attribute is outside the
-    # supported range.
-    # Note: Ascend 950 ranges with transposed=true (constraint table): weight H, W in [1, 255]; strideD, paddingD,
-    #   dilationD at most 1000000; strideH/W and dilationH/W in [1, 2147483646], paddingH/W in [0, 2147483646].
-    #   The first phase does not enforce these upper bounds; the exact code returned is not verified.
-    # Documented but not enforced by CANN's first phase: not checked here.
+            if weight is not None and not (weight.shape[0] % groups == 0):
+                raise rt.fail(CHECKS["empty-weight-groups"], {"weight": weight, "groups": groups})
+        # empty-channels-groups (161002): groups * weight's C dimension does not equal input's C dimension (input C
+        # = 0 requires weight C = 0).
+        check = "empty-channels-groups"
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and ((input.empty or weight.empty) and not transposed)
+        ):
+            if input is not None and weight is not None and not (input.shape[1] == groups * weight.shape[1]):
+                raise rt.fail(CHECKS["empty-channels-groups"], {"input": input, "weight": weight, "groups": groups})
+        # empty-transposed-weight (161002): When transposed is true, weight's N axis must be greater than 0 and
+        # equal input's C axis.
+        check = "empty-transposed-weight"
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and ((input.empty or weight.empty) and transposed)
+        ):
+            if (
+                input is not None
+                and weight is not None
+                and not (weight.shape[0] > 0 and weight.shape[0] == input.shape[1])
+            ):
+                raise rt.fail(CHECKS["empty-transposed-weight"], {"input": input, "weight": weight})
+        # empty-formula-one (161002): When transposed is false, every spatial dimension must satisfy formula one:
+        # input_dim + 2 * pad_dim >= (weight_dim - 1) * dilation_dim + 1.
+        # Note: With 4-value 2-D padding, the sum of both sides replaces 2 * pad.
+        check = "empty-formula-one"
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and ((input.empty or weight.empty) and not transposed)
+        ):
+            if (
+                input is not None
+                and weight is not None
+                and padding is not None
+                and dilation is not None
+                and not (
+                    all(
+                        input.shape[i + 2]
+                        + (padding[2 * i] + padding[2 * i + 1] if len(padding) == 4 else 2 * padding[i])
+                        >= (weight.shape[i + 2] - 1) * dilation[i] + 1
+                        for i in range(min(input.rank, weight.rank) - 2)
+                    )
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["empty-formula-one"],
+                    {"input": input, "weight": weight, "padding": padding, "dilation": dilation},
+                )
+        # conv3d-unsupported (161002): The processor does not support this convolution backward (the Atlas Inference
+        # and Training Series support only 1-D and 2-D convolution backward, not 3-D).
+        # Note: The entry function also has a determinism check (deterministic mode with groups > 1 for a 3-D weight
+        #   gradient returns 161002 on products other than Atlas A2/A3/950); it is reachable only for 3-D on
+        #   these products and yields the same 161002.
+        check = "conv3d-unsupported"
+        if (
+            product in ("310p", "910")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
+            if input is not None and not (input.rank != 5):
+                raise rt.fail(CHECKS["conv3d-unsupported"], {"input": input})
+        # inner-range-a2-a3 (561103): Internal validation error, usually because an input or attribute is outside
+        # the supported range.
+        # Note: The doc attributes out-of-range specifications to 561103. Atlas A2/A3 ranges with transposed=false
+        #   (constraint table): weight H, W (L in 1-D) in [1, 255], 3-D strideH/strideW in [1, 63], padding
+        #   (3-D: paddingH/paddingW) in [0, 255], dilation in [1, 255]. The first-phase parameter checks do not
+        #   enforce these upper bounds; the failure arises deep inside, and the exact code returned for each
+        #   violation is not verified.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # inner-range-950 (561103): Internal validation error, usually because an input or attribute is outside the
+        # supported range.
+        # Note: Ascend 950 ranges with transposed=true (constraint table): weight H, W in [1, 255]; strideD,
+        #   paddingD, dilationD at most 1000000; strideH/W and dilationH/W in [1, 2147483646], paddingH/W in [0,
+        #   2147483646]. The first phase does not enforce these upper bounds; the exact code returned is not
+        #   verified.
+        # Documented but not enforced by CANN's first phase: not checked here.
+    except rt.EVALUATION_ERRORS as exc:
+        raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
 
 def validate(

@@ -145,50 +145,66 @@ def _normalize(product, grad_output, alpha, scale, input_scale, is_result, self_
 
 
 def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
-    """The checks, in CANN's order; raise AclnnError at the first failure."""
+    """The checks, in CANN's order; raise AclnnError at the first failure.
+
+    A rule that cannot be evaluated on these arguments (say an index past the end of a short list)
+    counts as violated: CANN rejects such arguments too.
+    """
     if product not in PRODUCTS:
         raise rt.fail(CHECKS["product-supported"], {"product": product})
-    # null-pointers (161001): gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is a null pointer.
-    for name, arg in (
-        ("gradOutput", grad_output),
-        ("alpha", alpha),
-        ("scale", scale),
-        ("inputScale", input_scale),
-        ("selfOrResult", self_or_result),
-        ("gradInput", grad_input),
-    ):
-        if arg is None:
-            raise rt.fail(CHECKS["null-pointers"], {name: arg})
-    # dtype-same (161002): The dtypes of gradOutput and selfOrResult differ.
-    # Note: CANN checks dtype equality before the support list; the doc lists the two the other way round.
-    for name, arg in (("selfOrResult", self_or_result),):
-        if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-            raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, name: arg})
-    # dtype-supported (161002): The dtype of gradOutput or selfOrResult is not supported.
-    for name, arg in (("gradOutput", grad_output),):
-        if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-            raise rt.fail(CHECKS["dtype-supported"], {name: arg})
-    # scalar-castable (161002): The dtype of alpha, scale or inputScale cannot be converted to FLOAT.
-    for name, arg in (("alpha", alpha), ("scale", scale), ("inputScale", input_scale)):
-        if arg is not None and not rt.castable(arg.dtype, "FLOAT"):
-            raise rt.fail(CHECKS["scalar-castable"], {name: arg})
-    # result-castable (161002): gradOutput's dtype cannot be converted to gradInput's dtype.
-    # Note: The code only requires gradOutput's dtype to convert to gradInput's (FLOAT to COMPLEX64 passes); the
-    #   parameter table lists FLOAT, FLOAT16 and BFLOAT16.
-    for name, arg in (("gradOutput", grad_output),):
-        if arg is not None and grad_input is not None and not rt.castable(arg.dtype, grad_input.dtype):
-            raise rt.fail(CHECKS["result-castable"], {name: arg, "gradInput": grad_input})
-    # shape-same (161002): The shapes of gradOutput, selfOrResult and gradInput differ.
-    for name, arg in (("selfOrResult", self_or_result), ("gradInput", grad_input)):
-        if grad_output is not None and arg is not None and arg.shape != grad_output.shape:
-            raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, name: arg})
-    # max-rank (161002): gradOutput, selfOrResult or gradInput has more than 8 dimensions.
-    for name, arg in (("gradOutput", grad_output),):
-        if arg is not None and not 0 <= arg.rank <= 8:
-            raise rt.fail(CHECKS["max-rank"], {name: arg})
-    # alpha-non-negative (161002): isResult is true and alpha is less than 0.
-    if alpha is not None and not rt.holds(lambda: not is_result or alpha.value >= 0):
-        raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
+    check = None
+    try:
+        # null-pointers (161001): gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is a null pointer.
+        check = "null-pointers"
+        for name, arg in (
+            ("gradOutput", grad_output),
+            ("alpha", alpha),
+            ("scale", scale),
+            ("inputScale", input_scale),
+            ("selfOrResult", self_or_result),
+            ("gradInput", grad_input),
+        ):
+            if arg is None:
+                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        # dtype-same (161002): The dtypes of gradOutput and selfOrResult differ.
+        # Note: CANN checks dtype equality before the support list; the doc lists the two the other way round.
+        check = "dtype-same"
+        for name, arg in (("selfOrResult", self_or_result),):
+            if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
+                raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, name: arg})
+        # dtype-supported (161002): The dtype of gradOutput or selfOrResult is not supported.
+        check = "dtype-supported"
+        for name, arg in (("gradOutput", grad_output),):
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        # scalar-castable (161002): The dtype of alpha, scale or inputScale cannot be converted to FLOAT.
+        check = "scalar-castable"
+        for name, arg in (("alpha", alpha), ("scale", scale), ("inputScale", input_scale)):
+            if arg is not None and not rt.castable(arg.dtype, "FLOAT"):
+                raise rt.fail(CHECKS["scalar-castable"], {name: arg})
+        # result-castable (161002): gradOutput's dtype cannot be converted to gradInput's dtype.
+        # Note: The code only requires gradOutput's dtype to convert to gradInput's (FLOAT to COMPLEX64 passes); the
+        #   parameter table lists FLOAT, FLOAT16 and BFLOAT16.
+        check = "result-castable"
+        for name, arg in (("gradOutput", grad_output),):
+            if arg is not None and grad_input is not None and not rt.castable(arg.dtype, grad_input.dtype):
+                raise rt.fail(CHECKS["result-castable"], {name: arg, "gradInput": grad_input})
+        # shape-same (161002): The shapes of gradOutput, selfOrResult and gradInput differ.
+        check = "shape-same"
+        for name, arg in (("selfOrResult", self_or_result), ("gradInput", grad_input)):
+            if grad_output is not None and arg is not None and arg.shape != grad_output.shape:
+                raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, name: arg})
+        # max-rank (161002): gradOutput, selfOrResult or gradInput has more than 8 dimensions.
+        check = "max-rank"
+        for name, arg in (("gradOutput", grad_output),):
+            if arg is not None and not 0 <= arg.rank <= 8:
+                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        # alpha-non-negative (161002): isResult is true and alpha is less than 0.
+        check = "alpha-non-negative"
+        if alpha is not None and not (not is_result or alpha.value >= 0):
+            raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
+    except rt.EVALUATION_ERRORS as exc:
+        raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
 
 def validate(
