@@ -15,7 +15,7 @@ from importlib import resources
 from generator import runtime as _rt
 
 CATALOG = json.loads(resources.files("aclnn").joinpath("catalog.json").read_text(encoding="utf-8"))
-_rt.install_catalog(CATALOG["dtypes"], CATALOG["formats"], CATALOG["products"])
+_rt.install_catalog(CATALOG["dtypes"], CATALOG["formats"], CATALOG["products"], CATALOG["status_codes"])
 
 from aclnn.ops import OPS as _OPS  # noqa: E402
 from aclnn.ops.convolution_backward import convolution_backward  # noqa: E402

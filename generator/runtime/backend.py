@@ -59,18 +59,21 @@ def _kernel(ref: str) -> Callable:
     return _KERNELS[ref]
 
 
-def execute(op: str, backend: str, kernel: str, kwargs: dict, outputs: tuple) -> list[np.ndarray | None]:
+def execute(
+    op: str, backend: str, kernel: str, kwargs: dict, outputs: tuple, signature: tuple = ()
+) -> list[np.ndarray | None]:
     """Run ``op`` on ``backend`` and return one array per output (None for outputs not produced).
 
-    Results are cast to each output descriptor's dtype; an output passed as an array is filled in
-    place and returned.
+    ``kwargs`` are the reference kernel's arguments; ``signature`` is every C argument as
+    (doc name, C type, normalised value), for the CANN backend. Results are cast to each output
+    descriptor's dtype; an output passed as an array is filled in place and returned.
     """
     if backend == "numpy":
         result = _kernel(kernel)(**kwargs)
     elif backend == "cann":
         from generator.runtime import cann
 
-        result = cann.run(op, kwargs, outputs)
+        result = cann.run(op, signature, outputs)
     else:
         raise AclnnError(161002, "ACLNN_ERR_PARAM_INVALID", f"unknown backend {backend!r}; use 'numpy' or 'cann'")
     results = list(result) if isinstance(result, (tuple, list)) else [result]

@@ -31,13 +31,16 @@ class _Tables:
     formats: frozenset[str] = frozenset()
     product_by_spelling: dict[str, str] = {}
     products: tuple[str, ...] = ()
+    dtype_values: dict[str, int] = {}
+    format_values: dict[str, int] = {}
+    status_names: dict[int, str] = {}
 
 
 def _key(text: str) -> str:
     return "".join(str(text).split()).lower().rstrip("。.")
 
 
-def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict]) -> None:
+def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict], status_codes=()) -> None:
     """Load the generated catalogue tables (called once by ``aclnn/__init__.py``)."""
     import ml_dtypes
 
@@ -60,6 +63,24 @@ def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict
         for s in (p["tag"], p["zh"], p["en"], p["soc"], *p["aliases"]):
             prods[_key(s)] = p["tag"]
     _Tables.product_by_spelling, _Tables.products = prods, tuple(p["tag"] for p in products)
+    _Tables.dtype_values = {d["name"]: d["value"] for d in dtypes}
+    _Tables.format_values = {f["name"]: f["value"] for f in formats}
+    _Tables.status_names = {s["value"]: s["name"] for s in status_codes}
+
+
+def acl_dtype_value(name: str) -> int:
+    """The aclDataType enum value of a dtype name."""
+    return _Tables.dtype_values[name]
+
+
+def acl_format_value(name: str) -> int:
+    """The aclFormat enum value of a format name."""
+    return _Tables.format_values[name]
+
+
+def status_name(code: int) -> str:
+    """The symbolic name of an aclnnStatus value (``ACLNN_ERR_UNKNOWN`` if it is not catalogued)."""
+    return _Tables.status_names.get(code, "ACLNN_ERR_UNKNOWN")
 
 
 def _invalid(message: str) -> AclnnError:

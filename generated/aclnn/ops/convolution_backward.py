@@ -1636,6 +1636,23 @@ def convolution_backward(
             "cube_math_type": cube_math_type,
         },
         (grad_input, grad_weight, grad_bias),
+        (
+            ("gradOutput", "const aclTensor*", grad_output),
+            ("input", "const aclTensor*", input),
+            ("weight", "const aclTensor*", weight),
+            ("biasSizes", "const aclIntArray*", bias_sizes),
+            ("stride", "const aclIntArray*", stride),
+            ("padding", "const aclIntArray*", padding),
+            ("dilation", "const aclIntArray*", dilation),
+            ("transposed", "bool", transposed),
+            ("outputPadding", "const aclIntArray*", output_padding),
+            ("groups", "int", groups),
+            ("outputMask", "const aclBoolArray*", output_mask),
+            ("cubeMathType", "int8_t", cube_math_type),
+            ("gradInput", "aclTensor*", grad_input),
+            ("gradWeight", "aclTensor*", grad_weight),
+            ("gradBias", "aclTensor*", grad_bias),
+        ),
     )
     return ConvolutionBackwardResult(*result)
 

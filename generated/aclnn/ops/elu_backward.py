@@ -284,6 +284,15 @@ def elu_backward(
             "self_or_result": rt.tensor_data(self_or_result, "selfOrResult"),
         },
         (grad_input,),
+        (
+            ("gradOutput", "const aclTensor*", grad_output),
+            ("alpha", "const aclScalar*", alpha),
+            ("scale", "const aclScalar*", scale),
+            ("inputScale", "const aclScalar*", input_scale),
+            ("isResult", "bool", is_result),
+            ("selfOrResult", "const aclTensor*", self_or_result),
+            ("gradInput", "aclTensor*", grad_input),
+        ),
     )
     return result[0]
 

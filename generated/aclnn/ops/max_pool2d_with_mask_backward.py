@@ -640,6 +640,17 @@ def max_pool2d_with_mask_backward(
             "product": product,
         },
         (grad_input,),
+        (
+            ("gradOutput", "const aclTensor*", grad_output),
+            ("self", "const aclTensor*", self),
+            ("indices", "const aclTensor*", indices),
+            ("kernelSize", "const aclIntArray*", kernel_size),
+            ("stride", "const aclIntArray*", stride),
+            ("padding", "const aclIntArray*", padding),
+            ("dilation", "const aclIntArray*", dilation),
+            ("ceilMode", "bool", ceil_mode),
+            ("gradInput", "aclTensor*", grad_input),
+        ),
     )
     return result[0]
 

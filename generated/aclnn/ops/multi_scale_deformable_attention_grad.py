@@ -784,6 +784,17 @@ def multi_scale_deformable_attention_grad(
             "grad_output": rt.tensor_data(grad_output, "gradOutput"),
         },
         (grad_value, grad_location, grad_attn_weight),
+        (
+            ("value", "const aclTensor*", value),
+            ("spatialShape", "const aclTensor*", spatial_shape),
+            ("levelStartIndex", "const aclTensor*", level_start_index),
+            ("location", "const aclTensor*", location),
+            ("attnWeight", "const aclTensor*", attn_weight),
+            ("gradOutput", "const aclTensor*", grad_output),
+            ("gradValue", "aclTensor*", grad_value),
+            ("gradLocation", "aclTensor*", grad_location),
+            ("gradAttnWeight", "aclTensor*", grad_attn_weight),
+        ),
     )
     return MultiScaleDeformableAttentionGradResult(*result)
 
