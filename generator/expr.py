@@ -604,8 +604,8 @@ def _wrap(text: str, prec: int, parent: int) -> str:
 class CRenderer(PythonRenderer):
     """Render as a C++17 expression over the aclnn handles, using helpers from ``opgen/checks.h``.
 
-    Parameters keep their C names; ``opgen::`` helpers read shapes, dtypes and array values from
-    the public aclnn accessors.
+    Parameters keep their C names; ``opgen::`` helpers read shapes, dtypes and array values;
+    dtype and format names become ``opgen::dtype::X`` / ``opgen::format::X`` (``opgen/catalog.h``).
     """
 
     def __init__(self, param_types: dict[str, str]):
@@ -622,7 +622,7 @@ class CRenderer(PythonRenderer):
     def r_Symbol(self, n: Symbol, parent: int) -> str:
         if n.kind == "const":
             return "INT32_MAX" if n.name == "INT32_MAX" else "INT64_MAX"
-        return f"opgen::{n.kind.capitalize()}::{n.name}"
+        return f"opgen::{n.kind}::{n.name}"
 
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
@@ -678,7 +678,8 @@ class CRenderer(PythonRenderer):
 
     def r_BoolOp(self, n: BoolOp, parent: int) -> str:
         op, prec = ("&&", 2) if n.op == "and" else ("||", 1)
-        return _wrap(f" {op} ".join(self.render(v, prec + 1) for v in n.values), prec, parent)
+        # Operands bind tighter than either operator, so '&&' inside '||' is parenthesised (-Wparentheses).
+        return _wrap(f" {op} ".join(self.render(v, 3) for v in n.values), prec, parent)
 
     def r_IfExp(self, n: IfExp, parent: int) -> str:
         return f"({self.render(n.test, 1)} ? {self.render(n.body, 1)} : {self.render(n.orelse, 1)})"

@@ -81,6 +81,10 @@ def files(project: Project, env) -> dict[str, str]:
         context = sample_context(info, project.catalog)
         context["mask_helpers"] = [env.get_template(t).render().rstrip("\n") for t in context["mask_templates"]]
         out[f"samples/{info.spec.snake}.cpp"] = sample.render(**context)
+    catalog = project.catalog
+    out["include/opgen/catalog.h"] = env.get_template("cpp/opgen_catalog.h.j2").render(
+        dtypes=[d for d in catalog.dtypes.dtypes], formats=[f for f in catalog.formats.formats]
+    )
     return out
 
 

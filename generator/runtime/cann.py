@@ -118,7 +118,9 @@ class Cann:
             stack.callback(self.function("aclrtFree"), ptr)
         return ptr
 
-    def tensor(self, stack: ExitStack, desc: TensorDesc, host: np.ndarray | None) -> tuple[ctypes.c_void_p, ctypes.c_void_p]:
+    def tensor(
+        self, stack: ExitStack, desc: TensorDesc, host: np.ndarray | None
+    ) -> tuple[ctypes.c_void_p, ctypes.c_void_p]:
         """An aclTensor over fresh device memory (filled from ``host`` when given)."""
         shape = (ctypes.c_int64 * max(1, desc.rank))(*desc.shape)
         strides = [1] * desc.rank
@@ -146,14 +148,18 @@ class Cann:
     def scalar(self, stack: ExitStack, value: Scalar) -> ctypes.c_void_p:
         ctype = _SCALAR_CTYPES.get(value.dtype)
         if ctype is None:
-            raise AclnnError(161002, "ACLNN_ERR_PARAM_INVALID", f"aclScalar of dtype {value.dtype} is not supported here")
+            raise AclnnError(
+                161002, "ACLNN_ERR_PARAM_INVALID", f"aclScalar of dtype {value.dtype} is not supported here"
+            )
         if value.dtype in ("FLOAT16", "BFLOAT16"):
             raw = np.array(value.value, dtype=numpy_dtype(value.dtype)).view(np.uint16).item()
             host = ctype(raw)
         else:
             host = ctype(value.value)
         stack.enter_context(_keep(host))
-        handle = self.function("aclCreateScalar", ctypes.c_void_p)(ctypes.byref(host), ctypes.c_int(acl_dtype_value(value.dtype)))
+        handle = self.function("aclCreateScalar", ctypes.c_void_p)(
+            ctypes.byref(host), ctypes.c_int(acl_dtype_value(value.dtype))
+        )
         if not handle:
             raise _runtime_error(f"aclCreateScalar failed: {self.recent_error()}")
         stack.callback(self.function("aclDestroyScalar"), ctypes.c_void_p(handle))
@@ -218,9 +224,13 @@ def run(op: str, signature: tuple, outputs: tuple) -> list[np.ndarray | None]:
             elif ctype in _PLAIN_CTYPES:
                 args.append(_PLAIN_CTYPES[ctype](value))
             else:
-                raise AclnnError(161002, "ACLNN_ERR_PARAM_INVALID", f"{name}: C type {ctype} is not supported by ctypes")
+                raise AclnnError(
+                    161002, "ACLNN_ERR_PARAM_INVALID", f"{name}: C type {ctype} is not supported by ctypes"
+                )
         workspace_size, executor = ctypes.c_uint64(0), ctypes.c_void_p()
-        status = cann.function(f"aclnn{op}GetWorkspaceSize")(*args, ctypes.byref(workspace_size), ctypes.byref(executor))
+        status = cann.function(f"aclnn{op}GetWorkspaceSize")(
+            *args, ctypes.byref(workspace_size), ctypes.byref(executor)
+        )
         if status != 0:
             raise AclnnError(status, status_name(status), f"aclnn{op}GetWorkspaceSize: {cann.recent_error()}")
         workspace = cann.device_buffer(stack, workspace_size.value)
