@@ -128,7 +128,7 @@ def _managed(out: Path, only: str | None) -> set[str]:
         None: ("",),
         "docs": ("docs/",),
         "python": ("aclnn/", "schema/"),
-        "cpp": ("aclnnop/", "samples/"),
+        "cpp": ("aclnnop/", "samples/", "include/"),
     }[only]
     found = set()
     for path in out.rglob("*"):
