@@ -9,6 +9,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from generator.runtime.rules import pool_out as pool_out_size  # noqa: F401  (one rule, shared with validators)
+
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), BFLOAT16)
 
@@ -54,12 +56,3 @@ def normalize_triple(values, name: str, *, default=None) -> tuple[int, int, int]
     if len(values) == 3:
         return values[0], values[1], values[2]
     raise ValueError(f"{name}: expected 1 or 3 values, got {len(values)}")
-
-
-def pool_out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
-    """Output length of one pooled axis (PyTorch's rule, shared by every CANN max-pool op)."""
-    num = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
-    out = num // stride + 1
-    if ceil_mode and (out - 1) * stride >= size + pad:
-        out -= 1
-    return out
