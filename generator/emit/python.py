@@ -216,7 +216,10 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
     spec: OpSpec = info.spec
     names = {p.name: local_name(p.name) for p in spec.params}
     checks = []
+    # Without a product check placed by the spec, one runs after the leading null-pointer checks
+    # (CANN checks pointers first in every op), so null arguments keep their 161001.
     implicit_product = not any(c.kind == "product_supported" for c in spec.checks)
+    implicit_at = next((i for i, c in enumerate(spec.checks) if c.kind != "not_null"), len(spec.checks))
     for i, c in enumerate(spec.checks):
         code, code_name = catalog.status(c.code)
         checks.append(
@@ -282,6 +285,7 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
         "description": spec.description.en or spec.description.zh,
         "products": tuple(spec.products),
         "implicit_product": implicit_product,
+        "implicit_at": implicit_at,
         "checks": checks,
         "dtypes": dtypes,
         "formats": formats,

@@ -766,8 +766,6 @@ def _check(
     A rule that cannot be evaluated on these arguments (say an index past the end of a short list)
     counts as violated: CANN rejects such arguments too.
     """
-    if product not in PRODUCTS:
-        raise rt.fail(CHECKS["product-supported"], {"product": product})
     check = None
     try:
         # null-pointers (161001): gradOutput, input, weight, stride, padding, dilation, outputPadding or outputMask
@@ -790,6 +788,10 @@ def _check(
         #   not cover it; biasSizes is only read in the empty-tensor path, where a null biasSizes with
         #   outputMask[2] true returns 161002 (see empty-bias-sizes-not-null).
         # Documented but not enforced by CANN's first phase: not checked here.
+        # product-supported (161002): the operator is not supported on this product (not in the spec's
+        # checks: it runs after the null-pointer checks).
+        if product not in PRODUCTS:
+            raise rt.fail(CHECKS["product-supported"], {"product": product})
         # output-mask-length (161001): outputMask does not have exactly 3 elements.
         # Note: Not listed by the doc. The code checks the length inside its null-pointer check, so it returns
         #   161001 rather than 161002.

@@ -150,8 +150,6 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
     A rule that cannot be evaluated on these arguments (say an index past the end of a short list)
     counts as violated: CANN rejects such arguments too.
     """
-    if product not in PRODUCTS:
-        raise rt.fail(CHECKS["product-supported"], {"product": product})
     check = None
     try:
         # null-pointers (161001): gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is a null pointer.
@@ -166,6 +164,10 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
         ):
             if arg is None:
                 raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        # product-supported (161002): the operator is not supported on this product (not in the spec's
+        # checks: it runs after the null-pointer checks).
+        if product not in PRODUCTS:
+            raise rt.fail(CHECKS["product-supported"], {"product": product})
         # dtype-same (161002): The dtypes of gradOutput and selfOrResult differ.
         # Note: CANN checks dtype equality before the support list; the doc lists the two the other way round.
         check = "dtype-same"
