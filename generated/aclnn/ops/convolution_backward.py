@@ -1581,6 +1581,124 @@ def convolution_backward(
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
     Returns a ``ConvolutionBackwardResult`` named tuple.
+
+    Parameters:
+        gradOutput (const aclTensor*): Gradient of the loss L with respect to the forward output y
+            (∂L/∂y in the formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93,
+            910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank
+            3-5.
+        input (const aclTensor*): The forward input tensor (x in the formula). Dtypes: 950: FLOAT,
+            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910:
+            FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+        weight (const aclTensor*): The convolution kernel weight (w in the formula). Dtypes: 950: FLOAT,
+            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910:
+            FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+        biasSizes (const aclIntArray*): The shape of the bias of the forward convolution. May be None.
+        stride (const aclIntArray*): The stride of the kernel over the input.
+        padding (const aclIntArray*): The padding applied to the input.
+        dilation (const aclIntArray*): The dilation of the kernel.
+        transposed (bool): Whether the forward convolution was transposed (true = gradients of a
+            transposed convolution).
+        outputPadding (const aclIntArray*): The output padding of a transposed convolution (only
+            meaningful when transposed is true).
+        groups (int): The number of groups the input channels are split into.
+        outputMask (const aclBoolArray*): Output mask [gradInput, gradWeight, gradBias] selecting which
+            gradients are computed; only the gradients whose mask entry is true are produced.
+        cubeMathType (int8_t): Selects the computation mode of the Cube unit.
+        gradInput (aclTensor*): Gradient of the loss with respect to the input x (∂L/∂x in the formula).
+            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16,
+            BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5. Optional.
+        gradWeight (aclTensor*): Gradient of the loss with respect to the weight w (∂L/∂w in the
+            formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT,
+            FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5. Optional.
+        gradBias (aclTensor*): Gradient of the loss with respect to the bias b (∂L/∂b in the formula).
+            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16,
+            BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 1-1. Optional.
+
+    Raises AclnnError (checks in CANN's order):
+        161001 ACLNN_ERR_PARAM_NULLPTR: gradOutput, input, weight, stride, padding, dilation,
+            outputPadding or outputMask is a null pointer.
+        161001 ACLNN_ERR_PARAM_NULLPTR: outputMask does not have exactly 3 elements.
+        161001 ACLNN_ERR_PARAM_NULLPTR: gradInput is a null pointer while outputMask[0] requests it.
+        161001 ACLNN_ERR_PARAM_NULLPTR: gradWeight is a null pointer while outputMask[1] requests it.
+        161001 ACLNN_ERR_PARAM_NULLPTR: gradBias is a null pointer while outputMask[2] requests it.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, input or weight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradInput is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradWeight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradBias is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, input or weight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: gradInput's dtype differs from input's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradWeight's dtype differs from weight's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradBias's dtype differs from gradOutput's.
+        161002 ACLNN_ERR_PARAM_INVALID: HIFLOAT8 and FLOAT8_E4M3FN are only supported when transposed is
+            true and outputMask[0] is true.
+        161002 ACLNN_ERR_PARAM_INVALID: When any of gradOutput, input and weight has an 8-bit dtype, all
+            three must have that dtype.
+        161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, gradWeight must be FLOAT.
+        161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, groups must be 1.
+        161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, every outputPadding value must be 0.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, input or weight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, input or weight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, input or weight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradInput is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradWeight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: gradBias's format is not ND.
+        161002 ACLNN_ERR_PARAM_INVALID: Every stride value must be greater than 0.
+        161002 ACLNN_ERR_PARAM_INVALID: Every padding value must be >= 0.
+        161002 ACLNN_ERR_PARAM_INVALID: Every dilation value must be greater than 0.
+        161002 ACLNN_ERR_PARAM_INVALID: Every outputPadding value must be in [0, stride of that
+            dimension).
+        161002 ACLNN_ERR_PARAM_INVALID: Every outputPadding value must be in [0, stride of that
+            dimension).
+        161002 ACLNN_ERR_PARAM_INVALID: Every outputPadding value must be 0 when transposed is false.
+        161002 ACLNN_ERR_PARAM_INVALID: groups must be in [1, 65535].
+        161002 ACLNN_ERR_PARAM_INVALID: cubeMathType is not one of the supported values 0, 1, 2, 3.
+        161002 ACLNN_ERR_PARAM_INVALID: cubeMathType 0: the Cube unit does not support FLOAT input (an
+            error is returned). cubeMathType 3: the Cube unit does not support FLOAT input.
+        161002 ACLNN_ERR_PARAM_INVALID: The Cube unit of the Atlas Training Series does not support
+            BFLOAT16 input; cubeMathType 1 returns an error.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
+            constraints.
+        161002 ACLNN_ERR_PARAM_INVALID: With transposed=false every gradOutput dimension must be >= 1;
+            N, C, D, H, W may be 0 only when input is empty.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput and weight must not be empty.
+        161002 ACLNN_ERR_PARAM_INVALID: gradInput's shape differs from input's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradWeight's shape differs from weight's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradBias must be 1-D with length gradOutput's C dimension.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (stride: weight rank - 2 values).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (dilation: weight rank - 2 values).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (outputPadding: weight rank - 2 values).
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
+            constraints (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
+        161002 ACLNN_ERR_PARAM_INVALID: groups * weight's C dimension does not equal input's C
+            dimension.
+        161002 ACLNN_ERR_PARAM_INVALID: For a depthwise convolution (input-side C equals groups) the
+            output-side C must be >= groups and divisible by groups.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
+            constraints (the convolution's input/output shape relation does not hold).
+        161002 ACLNN_ERR_PARAM_INVALID: In the empty-tensor case, biasSizes must not be null when
+            outputMask requests the bias gradient.
+        161002 ACLNN_ERR_PARAM_INVALID: biasSizes violates the constraints (one value: [weight.shape[0]]
+            for an ordinary convolution, [weight.shape[1] * groups] for a transposed one).
+        161002 ACLNN_ERR_PARAM_INVALID: input must have more than 2 dimensions; in the empty-tensor case
+            only input's N or C may be 0 (D, H, W may then also be 0).
+        161002 ACLNN_ERR_PARAM_INVALID: stride, padding, dilation and outputPadding must have input rank
+            - 2 values (padding may have 4 in 2-D).
+        161002 ACLNN_ERR_PARAM_INVALID: In the empty-tensor case, weight.shape[0] must be divisible by
+            groups.
+        161002 ACLNN_ERR_PARAM_INVALID: groups * weight's C dimension does not equal input's C dimension
+            (input C = 0 requires weight C = 0).
+        161002 ACLNN_ERR_PARAM_INVALID: When transposed is true, weight's N axis must be greater than 0
+            and equal input's C axis.
+        161002 ACLNN_ERR_PARAM_INVALID: When transposed is false, every spatial dimension must satisfy
+            formula one: input_dim + 2 * pad_dim >= (weight_dim - 1) * dilation_dim + 1.
+        161002 ACLNN_ERR_PARAM_INVALID: The processor does not support this convolution backward (the
+            Atlas Inference and Training Series support only 1-D and 2-D convolution backward, not 3-D).
     """
     args = _normalize(
         product,

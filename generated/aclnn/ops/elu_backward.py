@@ -260,6 +260,34 @@ def elu_backward(
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
     Returns the output array.
+
+    Parameters:
+        gradOutput (const aclTensor*): Gradient of the ELU forward output (gradOutput in the formula).
+            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND.
+            Rank 0-8.
+        alpha (const aclScalar*): The ELU activation coefficient (α in the formula).
+        scale (const aclScalar*): The ELU scale (scale in the formula).
+        inputScale (const aclScalar*): The ELU input scale (inputScale in the formula).
+        isResult (bool): Whether selfOrResult is the forward output (true) or the forward input (false).
+        selfOrResult (const aclTensor*): The forward output when isResult is true, the forward input
+            when it is false (x in the formula). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p,
+            910: FLOAT, FLOAT16. Formats: ND. Rank 0-8.
+        gradInput (aclTensor*): Gradient with respect to the forward input (gradInput in the formula).
+            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND.
+            Rank 0-8. Optional.
+
+    Raises AclnnError (checks in CANN's order):
+        161001 ACLNN_ERR_PARAM_NULLPTR: gradOutput, alpha, scale, inputScale, selfOrResult or gradInput
+            is a null pointer.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtypes of gradOutput and selfOrResult differ.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput or selfOrResult is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of alpha, scale or inputScale cannot be converted to
+            FLOAT.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput's dtype cannot be converted to gradInput's dtype.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, selfOrResult and gradInput differ.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput, selfOrResult or gradInput has more than 8
+            dimensions.
+        161002 ACLNN_ERR_PARAM_INVALID: isResult is true and alpha is less than 0.
     """
     args = _normalize(
         product,

@@ -609,6 +609,61 @@ def max_pool2d_with_mask_backward(
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
     Returns the output array.
+
+    Parameters:
+        gradOutput (const aclTensor*): The gradient coming from the previous step of back-propagation;
+            it has the shape of the forward output. Dtypes: 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 910:
+            FLOAT, FLOAT16. Formats: NCHW. Rank 3-4.
+        self (const aclTensor*): The forward input. Dtypes: 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 910:
+            FLOAT, FLOAT16. Formats: NCHW. Rank 3-4.
+        indices (const aclTensor*): The indices output by the forward pass: a tensor made of the bit
+            values of the kernel positions where the maxima were found (the INT8 mask written by the forward
+            aclnnMaxPool2dWithMask). Dtypes: all products: INT8. Formats: NCHW. Rank 3-4.
+        kernelSize (const aclIntArray*): Size of the sliding pooling window.
+        stride (const aclIntArray*): Step of the window; defaults to kernelSize.
+        padding (const aclIntArray*): Padding of the input: the number of cells added on each edge of
+            each spatial dimension; padded cells hold minus infinity. It affects how the pooling windows
+            cover the input.
+        dilation (const aclIntArray*): Spacing between the elements of the window.
+        ceilMode (bool): Rounding used when computing the output shape.
+        gradInput (aclTensor*): The gradient produced by the backward pass (with respect to self).
+            Dtypes: 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 910: FLOAT, FLOAT16. Formats: NCHW. Rank 3-4.
+            Optional.
+
+    Raises AclnnError (checks in CANN's order):
+        161002 ACLNN_ERR_PARAM_INVALID: Ascend 950PR/Ascend 950DT does not support this API (use
+            aclnnMaxPool2dWithIndicesBackward).
+        161001 ACLNN_ERR_PARAM_NULLPTR: self or indices is a null pointer.
+        161001 ACLNN_ERR_PARAM_NULLPTR: The length of kernelSize is not 1 or 2.
+        161001 ACLNN_ERR_PARAM_NULLPTR: self or indices is a null pointer.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: self, gradInput, gradOutput or indices is not 3-D or 4-D.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of stride is not 0, 1 or 2.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of padding is not 1 or 2.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of dilation is not 1 or 2.
+        161002 ACLNN_ERR_PARAM_INVALID: A value of kernelSize is less than or equal to 0.
+        161002 ACLNN_ERR_PARAM_INVALID: A value of stride is less than or equal to 0.
+        161002 ACLNN_ERR_PARAM_INVALID: A value of padding is less than 0 or greater than kernelSize/2.
+        161002 ACLNN_ERR_PARAM_INVALID: A value of dilation is not 1.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of self and gradInput differ.
+        161002 ACLNN_ERR_PARAM_INVALID: A C, H or W dimension of self is 0.
+        161002 ACLNN_ERR_PARAM_INVALID: A value of padding is greater than half the effective window
+            size ((kernelSize-1)*dilation+1)/2.
+        161002 ACLNN_ERR_PARAM_INVALID: The computed pooled height Hout or width Wout is less than or
+            equal to 0.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput's shape differs from the forward output shape ([N, C,
+            Hout, Wout] or [C, Hout, Wout]).
     """
     args = _normalize(
         product,

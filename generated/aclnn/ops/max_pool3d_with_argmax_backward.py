@@ -450,6 +450,54 @@ def max_pool3d_with_argmax_backward(
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
     Returns the output array.
+
+    Parameters:
+        gradOutput (const aclTensor*): The gradient produced by the previous step of backpropagation
+            (gradient of the forward output). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16. Formats:
+            ND. Rank 4-5.
+        self (const aclTensor*): The forward input. Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16.
+            Formats: ND. Rank 4-5.
+        indices (const aclTensor*): Positions of the maximum elements in the forward input. Dtypes:
+            910_93, 910b: INT32; 950: INT32, INT64. Formats: ND. Rank 4-5.
+        kernelSize (const aclIntArray*): Size of the sliding pooling window.
+        stride (const aclIntArray*): Step of the pooling window.
+        padding (const aclIntArray*): Number of zero-padding layers added on the D, H and W sides of the
+            input.
+        dilation (const aclIntArray*): Spacing between the elements of a window.
+        ceilMode (bool): Rounding used when computing the pooled output shape.
+        gradInput (aclTensor*): The gradient produced by the backward pass (gradient of the forward
+            input). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16. Formats: ND. Rank 4-5. Optional.
+
+    Raises AclnnError (checks in CANN's order):
+        161001 ACLNN_ERR_PARAM_NULLPTR: self or indices is a null pointer.
+        161002 ACLNN_ERR_PARAM_INVALID: The platform is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, self, indices or gradInput is not
+            supported.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput, self, indices or gradInput is not 4-D or 5-D.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of kernelSize is not 1 or 3.
+        161002 ACLNN_ERR_PARAM_INVALID: kernelSize contains a value less than or equal to 0.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of stride is not 0, 1 or 3.
+        161002 ACLNN_ERR_PARAM_INVALID: stride contains a value less than or equal to 0.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of padding is not 1 or 3.
+        161002 ACLNN_ERR_PARAM_INVALID: padding contains a value less than 0 or greater than
+            kernelSize/2.
+        161002 ACLNN_ERR_PARAM_INVALID: The length of dilation is not 1 or 3.
+        161002 ACLNN_ERR_PARAM_INVALID: dilation contains a value less than or equal to 0.
+        161002 ACLNN_ERR_PARAM_INVALID: depth*height*width greater than max int32 is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput and indices differ, or the shapes of
+            self and gradInput differ.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput and indices differ, or the shapes of
+            self and gradInput differ.
     """
     args = _normalize(
         product,

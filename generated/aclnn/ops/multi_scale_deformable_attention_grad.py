@@ -745,6 +745,66 @@ def multi_scale_deformable_attention_grad(
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
     Returns a ``MultiScaleDeformableAttentionGradResult`` named tuple.
+
+    Parameters:
+        value (const aclTensor*): The feature values of the feature maps. Dtypes: all products: FLOAT,
+            FLOAT16, BFLOAT16. Formats: ND. Rank 4-4.
+        spatialShape (const aclTensor*): The height and width of the feature map of each level. Dtypes:
+            all products: INT32, INT64. Formats: ND. Rank 2-2.
+        levelStartIndex (const aclTensor*): The start index of each feature map (level) inside num_keys.
+            Dtypes: all products: INT32, INT64. Formats: ND. Rank 1-1.
+        location (const aclTensor*): The sampling-point locations (the coordinates of every sampling
+            point). Dtypes: all products: FLOAT, FLOAT16, BFLOAT16. Formats: ND. Rank 6-6.
+        attnWeight (const aclTensor*): The attention weight of each sampling point. Dtypes: all
+            products: FLOAT, FLOAT16, BFLOAT16. Formats: ND. Rank 5-5.
+        gradOutput (const aclTensor*): The gradient of the forward output, i.e. the incoming gradient of
+            the backward op. Dtypes: all products: FLOAT, FLOAT16, BFLOAT16. Formats: ND. Rank 3-3.
+        gradValue (aclTensor*): The gradient of the input value. Dtypes: all products: FLOAT, FLOAT16,
+            BFLOAT16. Formats: ND. Rank 4-4. Optional.
+        gradLocation (aclTensor*): The gradient of the input location. Dtypes: all products: FLOAT,
+            FLOAT16, BFLOAT16. Formats: ND. Rank 6-6. Optional.
+        gradAttnWeight (aclTensor*): The gradient of the input attnWeight. Dtypes: all products: FLOAT,
+            FLOAT16, BFLOAT16. Formats: ND. Rank 5-5. Optional.
+
+    Raises AclnnError (checks in CANN's order):
+        161001 ACLNN_ERR_PARAM_NULLPTR: An input or output is a null pointer.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of an input or output is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: An input has the FRACTAL_NZ format (the doc lists ND only).
+        161002 ACLNN_ERR_PARAM_INVALID: value is not (bs, num_keys, num_heads, channels): it is not 4-D.
+        161002 ACLNN_ERR_PARAM_INVALID: spatialShape is not (num_levels, 2): it is not 2-D.
+        161002 ACLNN_ERR_PARAM_INVALID: spatialShape is not (num_levels, 2): its last dim is not 2.
+        161002 ACLNN_ERR_PARAM_INVALID: levelStartIndex is not (num_levels): it is not 1-D.
+        161002 ACLNN_ERR_PARAM_INVALID: location is not (bs, num_queries, num_heads, num_levels,
+            num_points, 2): it is not 6-D.
+        161002 ACLNN_ERR_PARAM_INVALID: location is not (bs, num_queries, num_heads, num_levels,
+            num_points, 2): its last dim is not 2.
+        161002 ACLNN_ERR_PARAM_INVALID: attnWeight is not (bs, num_queries, num_heads, num_levels,
+            num_points): it is not 5-D.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput is not (bs, num_queries, num_heads*channels): it is
+            not 3-D.
+        161002 ACLNN_ERR_PARAM_INVALID: Constraint violated: channels % 8 == 0 (channels is value's 4th
+            dim).
+        161002 ACLNN_ERR_PARAM_INVALID: Constraint violated: channels <= 256.
+        161002 ACLNN_ERR_PARAM_INVALID: Constraint violated: num_queries < 500000 (num_queries is
+            location's 2nd dim).
+        161002 ACLNN_ERR_PARAM_INVALID: Constraint violated: num_levels <= 16 (num_levels is
+            spatialShape's 1st dim).
+        161002 ACLNN_ERR_PARAM_INVALID: Constraint violated: num_heads <= 16 (num_heads is value's 3rd
+            dim).
+        161002 ACLNN_ERR_PARAM_INVALID: Constraint violated: num_points <= 16 (num_points is location's
+            5th dim).
+        161002 ACLNN_ERR_PARAM_INVALID: value, location, attnWeight and gradOutput disagree on bs.
+        161002 ACLNN_ERR_PARAM_INVALID: value, location and attnWeight disagree on num_heads.
+        161002 ACLNN_ERR_PARAM_INVALID: spatialShape, levelStartIndex, location and attnWeight disagree
+            on num_levels.
+        161002 ACLNN_ERR_PARAM_INVALID: location, attnWeight and gradOutput disagree on num_queries.
+        161002 ACLNN_ERR_PARAM_INVALID: location and attnWeight disagree on num_points.
+        161002 ACLNN_ERR_PARAM_INVALID: gradOutput's last dim is not num_heads*channels.
+        161002 ACLNN_ERR_PARAM_INVALID: gradValue's shape differs from value's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradLocation's shape differs from location's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradAttnWeight's shape differs from attnWeight's.
+        561003 ACLNN_ERR_INNER_FIND_KERNEL_ERROR: The interface is not supported on this product (marked
+            "not supported" in the product support list).
     """
     args = _normalize(
         product,
