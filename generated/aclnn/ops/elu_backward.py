@@ -88,7 +88,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "isResult is true and alpha is less than 0.",
-        "not isResult or alpha.value >= 0",
+        "not (isResult and alpha.value < 0)",
     ),
 }
 
@@ -202,8 +202,9 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
             if arg is not None and not 0 <= arg.rank <= 8:
                 raise rt.fail(CHECKS["max-rank"], {name: arg})
         # alpha-non-negative (161002): isResult is true and alpha is less than 0.
+        # Note: The code tests isResult && alpha.ToFloat() < 0, so a NaN alpha is accepted.
         check = "alpha-non-negative"
-        if alpha is not None and not (not is_result or alpha.value >= 0):
+        if alpha is not None and not (not (is_result and alpha.value < 0)):
             raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
