@@ -178,3 +178,13 @@ def test_error_message_names_parameter_rule_and_values():
     aclnn.validate(
         "EluBackward", gradOutput=g, alpha=float("nan"), scale=1.0, inputScale=1.0, isResult=True, selfOrResult=g
     )
+
+
+def test_kernel_refusal_is_an_aclnn_error():
+    """Indices outside the input (undefined on the device) are refused by the reference kernel."""
+    x = np.random.default_rng(0).random((1, 1, 4, 4, 4), dtype=np.float32)
+    go = np.ones((1, 1, 2, 2, 2), np.float32)
+    idx = np.full((1, 1, 2, 2, 2), 1000, np.int32)
+    with pytest.raises(aclnn.AclnnError) as info:
+        aclnn.max_pool3d_with_argmax_backward(go, x, idx, [2], [2], [0], [1], False)
+    assert info.value.code == 561000 and "indices" in info.value.message

@@ -69,7 +69,14 @@ def execute(
     descriptor's dtype; an output passed as an array is filled in place and returned.
     """
     if backend == "numpy":
-        result = _kernel(kernel)(**kwargs)
+        try:
+            result = _kernel(kernel)(**kwargs)
+        except (ValueError, IndexError) as exc:
+            # Inputs the first phase accepts but whose result CANN leaves undefined (say an index
+            # outside its pooling window): the reference refuses rather than invent a value.
+            raise AclnnError(
+                561000, "ACLNN_ERR_INNER", f"aclnn{op}: the reference kernel rejected the inputs: {exc}"
+            ) from None
     elif backend == "cann":
         from generator.runtime import cann
 
