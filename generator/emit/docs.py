@@ -197,11 +197,11 @@ def pick(text: Text | None, lang: str) -> str:
 
 def flat(text: str) -> str:
     """One line: whitespace runs collapsed (no blank line may end an HTML block early)."""
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(text.split())
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text).lower()
+    return "".join(text.split()).lower()
 
 
 def h(text: str) -> str:
