@@ -23,14 +23,11 @@ def _catalog_dir_for(path: Path) -> Path:
 
 def _collect(paths: list[Path]) -> dict[Path, list[Path]]:
     """Group the op spec files named by ``paths`` (files or folders) by their specs directory."""
-    from generator.loader import spec_files
-
     groups: dict[Path, list[Path]] = {}
     for path in paths:
         if path.is_dir():
             root = _catalog_dir_for(path)
-            files = spec_files(path) if (path / "catalog").is_dir() or path == root else sorted(path.rglob("*.yaml"))
-            files = [f for f in files if "catalog" not in f.parts[len(root.resolve().parts) - 1 :]]
+            files = [f for f in sorted(path.rglob("*.yaml")) if "catalog" not in f.relative_to(path).parts]
         else:
             root = _catalog_dir_for(path.parent)
             files = [path]

@@ -152,6 +152,7 @@ class Quant(Node):
 
 
 # Functions: name -> (argument types, result type). "num" accepts int/float; "list" any list.
+# Their semantics are generator.runtime.rules (Python) and opgen/checks.h (C++).
 FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "len": (("list",), INT),
     "prod": ((INTS,), INT),
@@ -168,24 +169,6 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "min": (("num", "num"), "num"),
     "max": (("num", "num"), "num"),
 }
-FUNCTION_DOCS = {
-    "len": "number of elements of a list",
-    "prod": "product of a list of ints (1 for an empty list)",
-    "abs": "absolute value",
-    "ceil_div": "a / b rounded up",
-    "pool_out": "pooled output length: floor((in + 2p - d(k-1) - 1 + (ceil ? s-1 : 0)) / s) + 1, minus 1 "
-    "when ceil mode starts the last window past the input",
-    "conv_out": "convolution output length: floor((in + 2p - d(k-1) - 1) / s) + 1",
-    "expand": "a length-1 list repeated n times; any other list unchanged",
-    "or_default": "the first list, or the second when the first is empty",
-    "castable": "the first dtype converts to the second (CANN's conversion table)",
-    "promotable": "the two dtypes have a common promoted dtype",
-    "promote": "the promoted dtype of two dtypes",
-    "is_private": "the format is a private (internal) format",
-    "min": "smaller of two numbers",
-    "max": "larger of two numbers",
-}
-
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 _CMPOPS = {
     ast.Eq: "==",

@@ -7,7 +7,7 @@ its parsed rule expressions) or raises :class:`SpecError` listing every diagnost
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -142,19 +142,16 @@ def _dedupe_union(diags: list[Diagnostic]) -> list[Diagnostic]:
     return result
 
 
-_KNOWN_FIELDS: dict[str, set[str]] = {}
+@cache
+def _all_field_names() -> frozenset[str]:
+    """Every field name of every model (to tell a real key from pydantic's union-branch labels)."""
+    from generator import model
 
-
-def _all_field_names() -> set[str]:
-    if not _KNOWN_FIELDS:
-        from generator import model
-
-        names: set[str] = set()
-        for obj in vars(model).values():
-            if isinstance(obj, type) and hasattr(obj, "model_fields"):
-                names |= set(obj.model_fields)
-        _KNOWN_FIELDS["all"] = names
-    return _KNOWN_FIELDS["all"]
+    names: set[str] = set()
+    for obj in vars(model).values():
+        if isinstance(obj, type) and hasattr(obj, "model_fields"):
+            names |= set(obj.model_fields)
+    return frozenset(names)
 
 
 def _field_names(located: Located, loc: tuple) -> set[str]:

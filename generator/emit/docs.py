@@ -535,7 +535,7 @@ class _Page:
                     "id": h(check.id),
                     "code": code_cell,
                     "text": self.prefix(check.products, pick(check.text, self.lang)) + h(pick(check.text, self.lang)),
-                    "rule": f"<code>{h(rule_doc(self.info, index, check, self.catalog))}</code>",
+                    "rule": f"<code>{h(rule_doc(self.info, index, check))}</code>",
                     "remark": "<br>".join(remarks) or "-",
                 }
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from generator import expr as ex
 from generator.loader import Catalog, OpInfo, Project, expr_type
-from generator.model import TENSOR_CTYPES, Check, OpSpec, Param, snake_case
+from generator.model import Check, OpSpec, Param, snake_case
 
 INDENT = "    "
 
@@ -45,7 +45,7 @@ def check_text(check: Check) -> str:
     return check.text.en or check.text.zh
 
 
-def rule_doc(info: OpInfo, index: int, check: Check, catalog: Catalog) -> str:
+def rule_doc(info: OpInfo, index: int, check: Check) -> str:
     """The rule of a check rendered for humans (used in error messages and docs)."""
     spec = info.spec
     names = ", ".join(check.params or [])
@@ -115,60 +115,23 @@ def _check_block(info: OpInfo, index: int, check: Check, names: dict[str, str]) 
     if guards:
         block.add(0, f"if {' and '.join(guards)}:")
         depth = 1
-    params = [(p, names[p]) for p in check.params or []]
-    pairs = "(" + ", ".join(f"({q(p)}, {v})" for p, v in params) + ("," if len(params) == 1 else "") + ")"
     kind = check.kind
-    fail = f"raise rt.fail(CHECKS[{key}], {{name: arg}})"
-    if kind == "not_null":
-        block.add(depth, f"for name, arg in {pairs}:")
-        block.add(depth + 1, "if arg is None:")
-        block.add(depth + 2, fail)
-    elif kind == "product_supported":
+    if kind == "product_supported":
         block.add(depth, "if product not in PRODUCTS:")
         block.add(depth + 1, f'raise rt.fail(CHECKS[{key}], {{"product": product}})')
-    elif kind in ("dtype_supported", "format_supported", "rank_supported"):
-        attr = {"dtype_supported": "dtype", "format_supported": "format", "rank_supported": "rank"}[kind]
-        table = {"dtype_supported": "DTYPES", "format_supported": "FORMATS", "rank_supported": "RANKS"}[kind]
-        block.add(depth, f"for name, arg in {pairs}:")
-        if attr == "dtype":
-            block.add(depth + 1, "if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):")
-        elif attr == "format":
-            block.add(depth + 1, "if arg is not None and arg.format not in FORMATS[name]:")
-        else:
-            block.add(depth + 1, "if arg is not None and not RANKS[name][0] <= arg.rank <= RANKS[name][1]:")
-        block.add(depth + 2, fail)
-        del table
-    elif kind in ("dtype_in", "format_in", "rank_in", "format_not_private", "length_in"):
-        test = {
-            "dtype_in": lambda: f"arg.dtype not in {_tuple(check.dtypes)}",
-            "format_in": lambda: f"arg.format not in {_tuple(check.formats)}",
-            "rank_in": lambda: f"not {check.rank.min} <= arg.rank <= {check.rank.max}",
-            "format_not_private": lambda: "rt.is_private(arg.format)",
-            "length_in": lambda: f"len(arg) not in {_tuple(check.lengths)}",
-        }[kind]()
-        block.add(depth, f"for name, arg in {pairs}:")
-        block.add(depth + 1, f"if arg is not None and {test}:")
-        block.add(depth + 2, fail)
     elif kind in ("dtype_same", "format_same", "shape_same"):
-        attr = {"dtype_same": "dtype", "format_same": "format", "shape_same": "shape"}[kind]
-        (first_name, first), rest = params[0], params[1:]
-        rest_pairs = "(" + ", ".join(f"({q(p)}, {v})" for p, v in rest) + ("," if len(rest) == 1 else "") + ")"
-        block.add(depth, f"for name, arg in {rest_pairs}:")
+        attr = kind.removesuffix("_same")
+        (first_name, first), *rest = [(p, names[p]) for p in check.params]
+        block.add(depth, f"for name, arg in {_pairs(rest)}:")
         block.add(depth + 1, f"if {first} is not None and arg is not None and arg.{attr} != {first}.{attr}:")
         block.add(depth + 2, f"raise rt.fail(CHECKS[{key}], {{{q(first_name)}: {first}, name: arg}})")
-    elif kind == "dtype_castable":
-        target_is_param = check.to in {p.name for p in spec.params}
-        block.add(depth, f"for name, arg in {pairs}:")
-        if target_is_param:
-            target = names[check.to]
-            block.add(
-                depth + 1,
-                f"if arg is not None and {target} is not None and not rt.castable(arg.dtype, {target}.dtype):",
-            )
-            block.add(depth + 2, f"raise rt.fail(CHECKS[{key}], {{name: arg, {q(check.to)}: {target}}})")
-        else:
-            block.add(depth + 1, f"if arg is not None and not rt.castable(arg.dtype, {q(check.to)}):")
-            block.add(depth + 2, fail)
+    elif kind == "dtype_castable" and check.to in names:
+        target = names[check.to]
+        block.add(depth, f"for name, arg in {_pairs((p, names[p]) for p in check.params)}:")
+        block.add(
+            depth + 1, f"if arg is not None and {target} is not None and not rt.castable(arg.dtype, {target}.dtype):"
+        )
+        block.add(depth + 2, f"raise rt.fail(CHECKS[{key}], {{name: arg, {q(check.to)}: {target}}})")
     elif kind == "expr":
         node = info.exprs[("checks", index, "expr")]
         used = sorted(ex.names_used(node), key=list(names).index)
@@ -179,7 +142,35 @@ def _check_block(info: OpInfo, index: int, check: Check, names: dict[str, str]) 
         seen = "{" + ", ".join(f"{q(n)}: {names[n]}" for n in used) + "}"
         block.add(depth, f"if {cond}:")
         block.add(depth + 1, f"raise rt.fail(CHECKS[{key}], {seen})")
+    else:  # a test of each listed argument on its own
+        block.add(depth, f"for name, arg in {_pairs((p, names[p]) for p in check.params)}:")
+        block.add(depth + 1, f"if {_argument_test(check)}:")
+        block.add(depth + 2, f"raise rt.fail(CHECKS[{key}], {{name: arg}})")
     return block.lines
+
+
+def _pairs(params) -> str:
+    """A tuple literal of (doc name, local) pairs."""
+    items = [f"({q(name)}, {local})" for name, local in params]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _argument_test(check: Check) -> str:
+    """The condition under which one argument ``arg`` (named ``name``) violates a per-argument check."""
+    if check.kind == "not_null":
+        return "arg is None"
+    test = {
+        "dtype_supported": lambda: "arg.dtype not in DTYPES[name].get(product, ())",
+        "format_supported": lambda: "arg.format not in FORMATS[name]",
+        "rank_supported": lambda: "not RANKS[name][0] <= arg.rank <= RANKS[name][1]",
+        "dtype_in": lambda: f"arg.dtype not in {_tuple(check.dtypes)}",
+        "format_in": lambda: f"arg.format not in {_tuple(check.formats)}",
+        "rank_in": lambda: f"not {check.rank.min} <= arg.rank <= {check.rank.max}",
+        "format_not_private": lambda: "rt.is_private(arg.format)",
+        "length_in": lambda: f"len(arg) not in {_tuple(check.lengths)}",
+        "dtype_castable": lambda: f"not rt.castable(arg.dtype, {q(check.to)})",
+    }[check.kind]()
+    return f"arg is not None and {test}"
 
 
 def _normalizer(p: Param) -> str:
@@ -228,7 +219,7 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
                 "code": code,
                 "code_name": code_name,
                 "text": check_text(c),
-                "rule": rule_doc(info, i, c, catalog),
+                "rule": rule_doc(info, i, c),
                 "enforced": c.enforced,
                 "lines": _check_block(info, i, c, names) if c.enforced else [],
                 "comment": f"{c.id} ({code}): {check_text(c)}",
@@ -325,7 +316,3 @@ def catalog_context(project: Project) -> dict:
         "formats": [f.model_dump(mode="json") for f in c.formats.formats],
         "status_codes": [s.model_dump(mode="json") for s in c.status_codes.status_codes],
     }
-
-
-def tensor_ctypes() -> tuple[str, ...]:
-    return TENSOR_CTYPES

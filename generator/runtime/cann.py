@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -156,7 +156,7 @@ class Cann:
             host = ctype(raw)
         else:
             host = ctype(value.value)
-        stack.enter_context(_keep(host))
+        stack.enter_context(nullcontext(host))  # keeps the host buffer alive until the call ends
         handle = self.function("aclCreateScalar", ctypes.c_void_p)(
             ctypes.byref(host), ctypes.c_int(acl_dtype_value(value.dtype))
         )
@@ -168,7 +168,7 @@ class Cann:
     def array(self, stack: ExitStack, values: tuple, kind: str) -> ctypes.c_void_p:
         element = {"Int": ctypes.c_int64, "Bool": ctypes.c_bool, "Float": ctypes.c_float}[kind]
         host = (element * max(1, len(values)))(*values)
-        stack.enter_context(_keep(host))
+        stack.enter_context(nullcontext(host))  # keeps the host buffer alive until the call ends
         handle = self.function(f"aclCreate{kind}Array", ctypes.c_void_p)(host, ctypes.c_uint64(len(values)))
         if not handle:
             raise _runtime_error(f"aclCreate{kind}Array failed: {self.recent_error()}")
@@ -183,20 +183,6 @@ class Cann:
                 ctypes.c_size_t(out.nbytes), ctypes.c_int(MEMCPY_DEVICE_TO_HOST),
             )  # fmt: skip
         return out
-
-
-class _keep:
-    """Keeps a ctypes host buffer alive for the duration of the call (context manager)."""
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __enter__(self):
-        return self.obj
-
-    def __exit__(self, *exc):
-        self.obj = None
-        return False
 
 
 def run(op: str, signature: tuple, outputs: tuple) -> list[np.ndarray | None]:

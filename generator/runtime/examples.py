@@ -30,17 +30,13 @@ def tensor(value: ExampleTensor, inputs: dict, product: str, *, with_data: bool 
 def _mask(value: ExampleTensor, inputs: dict, product: str) -> np.ndarray:
     from generator.kernels.max_pool2d_with_mask_backward import encode_mask, mask_layout
 
-    self_shape = tuple(_shape(inputs["self"]))
+    self_shape = tuple(inputs["self"].shape)
     kernel, stride, padding = inputs["kernelSize"], inputs["stride"], inputs["padding"]
     pooled = inputs["gradOutput"].shape  # the argmax has one entry per pooled output position
     argmax = np.asarray(value.mask_from_argmax, dtype=np.int64).reshape(pooled)
     layout = mask_layout(product, kernel)
     mask = encode_mask(argmax, self_shape, kernel, stride, padding, inputs["ceilMode"], layout=layout)
     return np.asarray(mask, dtype=np.int8).reshape(value.shape)
-
-
-def _shape(value) -> tuple:
-    return tuple(value.shape)
 
 
 def arguments(spec: OpSpec, example: Example, overrides: dict | None = None, *, with_data: bool = True) -> dict:

@@ -12,7 +12,6 @@ Anything that cannot be one of these raises :class:`AclnnError` (161002) naming 
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass, field
 
@@ -298,7 +297,4 @@ def as_float(name: str, value: object) -> float:
     """Normalise a plain C float/double argument."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise _invalid(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if math.isnan(value):
-        return value
-    return value
+    return float(value)
