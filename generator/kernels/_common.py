@@ -6,6 +6,8 @@ float32 (or float64 where a kernel says so) and returns results in the dtype of 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import ml_dtypes
 import numpy as np
 
@@ -56,3 +58,27 @@ def normalize_triple(values, name: str, *, default=None) -> tuple[int, int, int]
     if len(values) == 3:
         return values[0], values[1], values[2]
     raise ValueError(f"{name}: expected 1 or 3 values, got {len(values)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Cost contract: what a call would take, estimated from its arguments before anything is allocated.
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The resources one kernel call implies, computed from shapes and values only (no allocation).
+
+    ``bytes``: peak memory the call allocates (outputs plus temporaries), in bytes;
+    ``ops``: elementary operations, as an order of magnitude of the work (multiply-adds, gathers, ...);
+    ``param``: the spec parameter (its doc name, e.g. ``gradOutput``) whose size or value drives the cost,
+    named in the error when the binding refuses the call.
+
+    A kernel module may define ``cost(**kwargs) -> Cost`` taking the same keyword arguments as its
+    kernel function; the runtime calls it before the kernel and refuses calls above its limits with an
+    AclnnError naming ``param``. ``cost`` must be cheap, pure arithmetic on Python ints (never NumPy
+    integers, which overflow) and must not raise on any arguments the validator accepts.
+    """
+
+    bytes: int
+    ops: int
+    param: str

@@ -1,0 +1,3 @@
+"""cpp-target escaping helpers (see generator.escape)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""python-target escaping helpers (see generator.escape)."""
+
+from __future__ import annotations
