@@ -18,7 +18,8 @@ Return contract of :func:`supports` (``aclnn.supports(op, product, dtype=None, p
 
 * ``supports(op, product)``: ``dict`` tensor parameter name -> ``tuple`` of dtype names it accepts
   on ``product`` (parameters in prototype order, dtypes in catalogue order); ``{}`` when the product
-  cannot run the operator at all (no call passes its checks).
+  does not support the operator: it is not in ``aclnn.ops()[op]`` (a later phase fails there even
+  where the first-phase checks pass) or no call passes the checks there.
 * ``supports(op, product, param=name)``: the ``tuple`` of dtype names for that tensor (``()`` if none).
 * ``supports(op, product, dtype)``: ``bool``, whether the operator's main input (its first input
   tensor) accepts ``dtype`` on ``product``.
@@ -206,7 +207,7 @@ def supports(module: Any, spec: OpSpec, product: object, dtype: object = None, p
     table = _CACHE.get(spec.name)
     if table is None:
         all_dtypes = tuple(values._Tables.dtype_values)  # catalogue order
-        table = _CACHE[spec.name] = support_table(spec, module, values._Tables.products, all_dtypes)
+        table = _CACHE[spec.name] = support_table(spec, module, spec.products, all_dtypes)
     row = table.get(tag, {})
     if wanted is None:
         return dict(row) if param is None else row.get(param, ())
