@@ -328,7 +328,12 @@ class Linker:
         if not targets:
             return escaped
         words = sorted(targets, key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(esc.html_text(w)) for w in words))
+        pattern = re.compile(
+            "|".join(
+                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])" if w.startswith("aclnn") else re.escape(esc.html_text(w))
+                for w in words
+            )
+        )
         done: set[str] = set()
 
         def replace(match: re.Match) -> str:
@@ -986,13 +991,44 @@ def sample_for(samples: dict[str, str], snake: str, lang: str) -> tuple[str | No
     """
     for rel in (f"samples/{lang}/{snake}.cpp", f"samples/{snake}.{lang}.cpp", f"samples/{snake}_{lang}.cpp"):
         if rel in samples:
-            return samples[rel], False
+            return _without_stamp(samples[rel]), False
     sample = samples.get(f"samples/{snake}.cpp")
-    if sample is None or lang == "en":
+    if sample is None:
+        return None, False
+    sample = _without_stamp(sample)
+    if lang == "en":
         return sample, False
-    lines = [line for line in sample.splitlines() if not line.lstrip().startswith("//")]
+    lines = [_code_only(line) for line in sample.splitlines() if not line.lstrip().startswith("//")]
     stripped = "\n".join(lines).strip("\n") + "\n"
     return re.sub(r"\n{3,}", "\n\n", stripped), stripped != sample
+
+
+def _code_only(line: str) -> str:
+    """A C++ line without a trailing ``//`` comment (string and character literals are skipped over)."""
+    quote, i = "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif line.startswith("//", i):
+            return line[:i].rstrip()
+        i += 1
+    return line
+
+
+def _without_stamp(sample: str) -> str:
+    """The sample without its leading "// @generated ..." provenance comment (and the blank comment after it)."""
+    lines = sample.splitlines(keepends=True)
+    while lines and lines[0].startswith("// @generated"):
+        lines.pop(0)
+        while lines and lines[0].strip() == "//":
+            lines.pop(0)
+    return "".join(lines)
 
 
 def pages(project: Project, env, samples: dict[str, str], flavour: str = "md") -> dict[str, str]:

@@ -101,8 +101,8 @@ def url(target: str) -> str:
     if target.startswith("https://"):
         head, rest = target[: len("https://")], target[len("https://") :]
         return head + quote(rest, safe="/#%&=?~.-_:+")
-    if target.startswith("#"):
-        return "#" + quote(target[1:], safe="-_.~%")
+    if target.startswith("#"):  # an anchor: letters (any script) and digits stay readable
+        return "#" + "".join(ch if ch.isalnum() or ch in "-_.~" else quote(ch, safe="") for ch in target[1:])
     if _SCHEME.match(target) or target.startswith("//") or "\\" in target:
         raise ValueError(f"refusing link target {target!r}: only https:// and relative links are allowed")
     encoded = quote(target, safe="/#%=~.-_+")
