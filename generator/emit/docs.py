@@ -772,7 +772,7 @@ class _Page:
                 "other": f"../{other}/{spec.name}{self.ext}",
                 "other_label": L["lang_switch"],
                 "index": f"../README{self.ext}" if self.ext == ".md" else "../index.html",
-                "matrix": f"../support_matrix{self.ext}#{spec.name}",
+                "matrix": f"../support_matrix{self.ext}#{_anchor(spec.name)}",
             },
             "products": self.products(),
             "description": self.md_prose(pick(spec.description, lang)),
@@ -795,6 +795,12 @@ class _Page:
             "precision": [self.md_prose(pick(t, lang)) for t in spec.precision],
             "example": self.example(),
         }
+
+
+def _anchor(text: str) -> str:
+    from generator.emit.matrix import anchor
+
+    return anchor(text)
 
 
 def user_checks(spec: OpSpec) -> list[Check]:
