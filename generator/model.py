@@ -27,7 +27,9 @@ ProductTag = Annotated[str, BeforeValidator(_tag), Field(pattern=r"^[0-9a-z_]+$"
 DtypeName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
 FormatName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
 # A path inside the upstream ops repository (letters, digits, _ . & - and /; no segment starts with ".").
-UpstreamPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9_&-][A-Za-z0-9_.&-]*(/[A-Za-z0-9_&-][A-Za-z0-9_.&-]*)*$", max_length=300)]
+UpstreamPath = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9_&-][A-Za-z0-9_.&-]*(/[A-Za-z0-9_&-][A-Za-z0-9_.&-]*)*$", max_length=300)
+]
 StatusRef = Union[Annotated[int, Field(ge=0)], Annotated[str, Field(pattern=r"^ACLNN_[A-Z_]+$")]]
 
 

@@ -222,7 +222,13 @@ def _chromium(tmp: Path, *args: str, timeout: int = 120) -> subprocess.Completed
 def test_every_page_renders_within_the_viewport(site, server, tmp_path):
     listed = pages(site)
     (site / "harness.html").write_text(HARNESS % {"width": WIDTH, "pages": json.dumps(listed)}, encoding="utf-8")
-    proc = _chromium(tmp_path, f"--window-size={WIDTH + 40},1000", "--virtual-time-budget=60000", "--dump-dom", server + "harness.html")
+    proc = _chromium(
+        tmp_path,
+        f"--window-size={WIDTH + 40},1000",
+        "--virtual-time-budget=60000",
+        "--dump-dom",
+        server + "harness.html",
+    )
     match = re.search(r'<pre id="result">(.*?)</pre>', proc.stdout, re.S)
     if proc.returncode != 0 or not match:
         pytest.skip(f"chromium could not render the harness: {proc.stderr[-500:]}")

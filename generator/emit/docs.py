@@ -330,7 +330,9 @@ class Linker:
         words = sorted(targets, key=len, reverse=True)
         pattern = re.compile(
             "|".join(
-                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])" if w.startswith("aclnn") else re.escape(esc.html_text(w))
+                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
+                if w.startswith("aclnn")
+                else re.escape(esc.html_text(w))
                 for w in words
             )
         )
@@ -449,7 +451,7 @@ class _Page:
                 {
                     "start": start,
                     "end": end,
-                    "name": esc.html_text(self.product_name(product.tag)),
+                    "name": esc.html_md(self.product_name(product.tag)),
                     "value": self.L["supported"] if supported else self.L["unsupported"],
                 }
             )

@@ -104,7 +104,7 @@ def markdown(project: Project, matrix: Matrix, ext: str = ".md") -> str:
         "第一张表为各算子的主输入（第一个输入张量），每个算子的全部张量见其下的分表。",
         "",
         "Each cell lists the dtypes the operator accepts on the product, as its parameter checks decide (calls "
-        "`aclnn.validate` accepts); \"—\" means the product does not support the operator. The first table shows each "
+        '`aclnn.validate` accepts); "—" means the product does not support the operator. The first table shows each '
         "operator's main input (its first input tensor); every tensor of an operator is in its own table below.",
         "",
         head,
@@ -154,7 +154,10 @@ def site_context(project: Project, matrix: Matrix) -> dict:
                     "output": spec.param(tensor).role == "output",
                     "main": tensor == main,
                     "cells": [
-                        {"tag": esc.html_attr(p.tag), "dtypes": [esc.html_text(d) for d in table[p.tag].get(tensor, ())]}
+                        {
+                            "tag": esc.html_attr(p.tag),
+                            "dtypes": [esc.html_text(d) for d in table[p.tag].get(tensor, ())],
+                        }
                         for p in catalog.products.products
                     ],
                 }

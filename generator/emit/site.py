@@ -65,7 +65,9 @@ def _sanitize(node: ET.Element) -> str:
         if name in MATH_ATTRS and _ATTR_VALUE.match(value):
             attrs.append(f' {name}="{esc.html_attr(value)}"')
     text = esc.html_text(node.text) if node.text and node.text.strip() else ""
-    children = "".join(_sanitize(child) + (esc.html_text(child.tail) if child.tail and child.tail.strip() else "") for child in node)
+    children = "".join(
+        _sanitize(child) + (esc.html_text(child.tail) if child.tail and child.tail.strip() else "") for child in node
+    )
     return f"<{tag}{''.join(attrs)}>{text}{children}</{tag}>"
 
 

@@ -4,7 +4,8 @@ Specs, imported docs and catalogues are untrusted. The docs emitter and the site
 string into page text only with one of these helpers, chosen by the context it lands in:
 
 * :func:`html_text` / :func:`html_attr`: text content and quoted attribute values of HTML (the
-  pages' tables are HTML blocks, where Markdown is not processed);
+  pages' tables are HTML blocks, where Markdown is not processed); :func:`html_md` for text that
+  may also be read as Markdown inline (product names in list items);
 * :func:`md_inline`: Markdown prose outside HTML (paragraphs, list items, headings);
 * :func:`md_cell`: a cell of a Markdown pipe table (``|`` escaped as well);
 * :func:`code_html`: inline code inside HTML; :func:`fence`: a fence longer than any backtick run;
@@ -44,6 +45,15 @@ def html_text(text: str) -> str:
     )
 
 
+_MD_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_[]~$|!{}#"}
+
+
+def html_md(text: str) -> str:
+    """Escape for text that is HTML in one renderer and Markdown inline in another (``<term>`` names in list
+    items): HTML specials and Markdown punctuation as numeric entities, which both decode to plain text."""
+    return "".join(_MD_ENTITIES.get(ch, ch) for ch in html_text(text))
+
+
 def html_attr(text: str) -> str:
     """Escape for a double-quoted HTML attribute value."""
     return html_text(text)
@@ -81,10 +91,13 @@ def fence(code: str, minimum: int = 3) -> str:
 def formula_md(line: str) -> str:
     """One LaTeX line for a ``$$`` block of a Markdown page.
 
-    HTML specials become entities (a math renderer reads the decoded text, so ``a < b`` still typesets)
-    and ``$`` is backslashed (it cannot close the block); everything else is LaTeX and left alone.
+    HTML specials become entities (a math renderer reads the decoded text, so ``a < b`` still typesets),
+    ``$`` is backslashed (it cannot close the block) and ``](``/``]:`` are split by a space (no Markdown
+    link or image can form); everything else is LaTeX and left alone.
     """
-    return html_text(line).replace("$", "\\$")
+    escaped = html_text(line).replace("$", "\\$")
+    # no link, image or link definition can form: "](" and "]:" get a space (insignificant in LaTeX math)
+    return escaped.replace("](", "] (").replace("]:", "] :")
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -123,4 +136,4 @@ def link_html(text: str, target: str) -> str:
 
 def term(name: str) -> str:
     """A product name marked up as upstream docs do (``<term>...</term>``)."""
-    return f"<term>{html_text(name)}</term>"
+    return f"<term>{html_md(name)}</term>"

@@ -148,7 +148,10 @@ class _Search:
         out: Table = {}
         names = tensor_params(self.spec)
         for product in products:
-            row = {name: tuple(d for d in self.candidates(product, name) if self.witness(product, name, d)) for name in names}
+            row = {
+                name: tuple(d for d in self.candidates(product, name) if self.witness(product, name, d))
+                for name in names
+            }
             out[product] = row if any(row.values()) else {}
         return out
 
