@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
-import subprocess
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath

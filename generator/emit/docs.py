@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from generator.emit.python import rule_doc
 from generator.escape import markdown as esc
-from generator.loader import Catalog, OpInfo, Project
-from generator.model import TENSOR_CTYPES, Check, Constraint, OpSpec, Param, Text
+from generator.loader import OpInfo, Project
+from generator.model import Check, Constraint, OpSpec, Param, Text
 
 LANGS = ("zh", "en")
 
