@@ -1,4 +1,4 @@
-"""The ``opgen`` command line: lint, schema, generate, docs, samples."""
+"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples."""
 
 from __future__ import annotations
 
@@ -112,6 +112,19 @@ def cmd_docs(args) -> int:
     return cmd_generate(args, only="docs")
 
 
+def cmd_matrix(args) -> int:
+    """Print the support matrix (op x product x tensor -> dtypes the validators accept)."""
+    from generator.emit import matrix
+    from generator.generate import environment
+    from generator.loader import load_project
+
+    project = load_project(args.specs)
+    table = matrix.build(project, environment())
+    text = matrix.as_json(project, table) if args.format == "json" else matrix.markdown(project, table)
+    sys.stdout.write(text)
+    return 0
+
+
 def cmd_samples(args) -> int:
     from generator.csamples import compile_samples
 
@@ -156,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output is stale")
         p.add_argument("-v", "--verbose", action="store_true")
         p.set_defaults(func=func)
+
+    matrix = sub.add_parser("matrix", help="print the support matrix (dtypes per op, product and tensor)")
+    matrix.add_argument("--specs", type=Path, default=DEFAULT_SPECS)
+    matrix.add_argument("--format", choices=("json", "md"), default="md")
+    matrix.set_defaults(func=cmd_matrix)
 
     samples = sub.add_parser("samples", help="compile every generated C++ sample (syntax and semantics)")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)

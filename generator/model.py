@@ -26,6 +26,10 @@ Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=64)]
 ProductTag = Annotated[str, BeforeValidator(_tag), Field(pattern=r"^[0-9a-z_]+$", max_length=32)]
 DtypeName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
 FormatName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
+# A path inside the upstream ops repository (letters, digits, _ . & - and /; no segment starts with ".").
+UpstreamPath = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9_&-][A-Za-z0-9_.&-]*(/[A-Za-z0-9_&-][A-Za-z0-9_.&-]*)*$", max_length=300)
+]
 StatusRef = Union[Annotated[int, Field(ge=0)], Annotated[str, Field(pattern=r"^ACLNN_[A-Z_]+$")]]
 
 
@@ -438,8 +442,18 @@ class Kernel(Strict):
 
 
 class Sources(Strict):
+    """Where the spec comes from. ``code`` and ``links`` are for the docs' links to upstream.
+
+    ``code``: the operator's source folder in the upstream ops repository (``activation/elu_grad_v2``),
+    linked as the page's source. ``links``: upstream doc paths (relative to the repository root) of
+    other operators the prose names (``aclnnElu: activation/elu/docs/aclnnElu.md``); a name that is an
+    operator of this project links to its generated page instead.
+    """
+
     seed: str | None = None
     doc: str | None = None
+    code: str | None = Field(default=None, pattern=r"^[a-z0-9_]+(/[a-z0-9_]+)*$", max_length=200)
+    links: dict[Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$")], UpstreamPath] = {}
 
 
 class OpSpec(Strict):

@@ -37,6 +37,7 @@ __all__ = [
     "ops",
     "run",
     "spec",
+    "supports",
     "validate",
 ]
 
@@ -84,6 +85,18 @@ def run(op: str, product: str = "910b", backend: str = "numpy", **params) -> dic
     result = getattr(module, module.__name__.rsplit(".", 1)[-1])(*args, product=product, backend=backend)
     values = result if isinstance(result, tuple) else (result,)
     return dict(zip(module.OUTPUTS, values, strict=True))
+
+
+def supports(op: str, product: str, dtype=None, param: str | None = None):
+    """Which dtypes ``aclnn<op>`` accepts on ``product``, as its validator decides.
+
+    ``supports(op, product)`` -> {tensor: (dtypes...)} ({} if the product does not support the op);
+    ``param=`` -> that tensor's dtypes; ``dtype`` -> bool (the main input, or ``param``).
+    See generator.runtime.support for the full contract.
+    """
+    from generator.runtime import support
+
+    return support.supports(_module(op), spec(op), product, dtype, param)
 
 
 @cache

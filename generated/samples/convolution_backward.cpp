@@ -5,8 +5,8 @@
 // the output mask.
 //
 // Target product: Atlas A2 Training Series Product/Atlas A2 Inference Series Product (product "910b").
-// Example: The current doc's sample: a 2-D non-transposed convolution, gradOutput and input 2x2x7x7, weight 2x2x1x1,
-//   all ones, stride 1, padding 0, dilation 1, groups 1, all three gradients, cubeMathType 1.
+// Example: A 2-D non-transposed convolution, gradOutput and input 2x2x7x7, weight 2x2x1x1, all ones, stride 1, padding
+//   0, dilation 1, groups 1, all three gradients, cubeMathType 1.
 //
 // The sample runs the two-phase aclnn call on the spec's example: initialise ACL, copy the inputs to the device, call
 // aclnnConvolutionBackwardGetWorkspaceSize (phase 1), allocate the workspace, call aclnnConvolutionBackward (phase 2),

@@ -5,8 +5,8 @@
 //
 // Target product: Atlas Training Series Product (product "910").
 // Example: Atlas training series (bit-mask layout). self is 1x1x4x3, kernelSize and stride are 2x2, padding 0, dilation
-//   1, ceilMode false, giving a 1x1x2x1 output. indices is equivalent to the seed sample's mask whose first 32 bytes
-//   are -1: both outputs take their maximum at the top-left element of their window (flat self indices 0 and 6).
+//   1, ceilMode false, giving a 1x1x2x1 output. indices is the mask whose first 32 bytes are -1: both outputs take
+//   their maximum at the top-left element of their window (flat self indices 0 and 6).
 //
 // The sample runs the two-phase aclnn call on the spec's example: initialise ACL, copy the inputs to the device, call
 // aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize (phase 1), allocate the workspace, call aclnnMaxPool2dWithMaskBackward

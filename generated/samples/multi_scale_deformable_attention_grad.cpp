@@ -5,8 +5,8 @@
 // inputs and the output gradient.
 //
 // Target product: Atlas A2 Training Series Product/Atlas A2 Inference Series Product (product "910b").
-// Example: The doc sample: one level with (H, W) = (1, 1), channels = 8, 32 queries all sampling at (0, 0), attnWeight
-//   and gradOutput all ones.
+// Example: One level with (H, W) = (1, 1), channels = 8, 32 queries all sampling at (0, 0), attnWeight and gradOutput
+//   all ones.
 //
 // The sample runs the two-phase aclnn call on the spec's example: initialise ACL, copy the inputs to the device, call
 // aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize (phase 1), allocate the workspace, call
