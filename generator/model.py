@@ -26,6 +26,14 @@ Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=64)]
 ProductTag = Annotated[str, BeforeValidator(_tag), Field(pattern=r"^[0-9a-z_]+$", max_length=32)]
 DtypeName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
 FormatName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
+# Numbers in examples and tolerances: finite (JSON, C++ literals and NumPy all need real values).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+# An integer in an example: it must fit a 64-bit C integer (signed or unsigned).
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**64 - 1)]
+# A dimension of an example tensor: a non-negative int64.
+Dim = Annotated[int, Field(ge=0, le=2**63 - 1)]
+# Elements an example tensor may hold: examples run in tests, docs and C++ samples.
+MAX_EXAMPLE_ELEMENTS = 1 << 20
 StatusRef = Union[Annotated[int, Field(ge=0)], Annotated[str, Field(pattern=r"^ACLNN_[A-Z_]+$")]]
 
 
@@ -120,6 +128,14 @@ CTYPES = (
     "const char*",
 )
 CType = Literal[CTYPES]  # type: ignore[valid-type]
+# Values a plain C integer parameter holds (other integer C types: int64_t's range).
+C_INT_RANGES = {
+    "int": (-(2**31), 2**31 - 1),
+    "int32_t": (-(2**31), 2**31 - 1),
+    "int8_t": (-128, 127),
+    "int64_t": (-(2**63), 2**63 - 1),
+    "uint64_t": (0, 2**64 - 1),
+}
 
 
 class DtypeRule(Strict):
@@ -371,29 +387,37 @@ class Default(Strict):
 
 
 class ExampleTensor(Strict):
-    shape: list[int]
+    shape: list[Dim] = Field(max_length=64)
     dtype: DtypeName
     format: FormatName = "ND"
-    data: list[int | float | bool] | None = None
-    fill: int | float | None = None
-    mask_from_argmax: list[int] | None = None  # flat h*W+w per output position, encoded for the product
+    data: list[Int64 | Finite | bool] | None = None
+    fill: Int64 | Finite | None = None
+    mask_from_argmax: list[Int64] | None = None  # flat h*W+w per output position, encoded for the product
+
+    @property
+    def numel(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
 
     @model_validator(mode="after")
     def _one_source(self) -> ExampleTensor:
         sources = [s for s in (self.data, self.fill, self.mask_from_argmax) if s is not None]
         if len(sources) > 1:
             raise ValueError("give at most one of 'data', 'fill', 'mask_from_argmax'")
-        if self.data is not None:
-            count = 1
-            for dim in self.shape:
-                count *= dim
-            if len(self.data) != count:
-                raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
+        count = self.numel
+        if sources and count > MAX_EXAMPLE_ELEMENTS:
+            raise ValueError(
+                f"shape {self.shape} holds {count} elements; an example holds at most {MAX_EXAMPLE_ELEMENTS}"
+            )
+        if self.data is not None and len(self.data) != count:
+            raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
         return self
 
 
 class ExampleScalar(Strict):
-    value: int | float | bool
+    value: Int64 | Finite | bool
     dtype: DtypeName
 
 
@@ -411,16 +435,16 @@ def _example_kind(value: object) -> str:
 ExampleValue = Annotated[
     Annotated[ExampleTensor, Tag("ExampleTensor")]
     | Annotated[ExampleScalar, Tag("ExampleScalar")]
-    | Annotated[list[bool | int], Tag("ExampleList")]
-    | Annotated[bool | int | float, Tag("ExamplePlain")]
+    | Annotated[list[bool | Int64], Tag("ExampleList")]
+    | Annotated[bool | Int64 | Finite, Tag("ExamplePlain")]
     | Annotated[None, Tag("ExampleNone")],
     Discriminator(_example_kind),
 ]
 
 
 class Tolerance(Strict):
-    rtol: float = 1e-5
-    atol: float = 1e-5
+    rtol: Finite = Field(default=1e-5, ge=0)
+    atol: Finite = Field(default=1e-5, ge=0)
 
 
 class Example(Strict):
