@@ -63,20 +63,34 @@ def _default_format(rank: int) -> str:
 
 def _normalise(p: Param, value):
     """The validator's view of an example value (``rt.as_*``); Rejected where those would raise."""
-    if value is None:
-        return None
     kind = _kind(p)
+    if value is None:
+        if not p.ctype.endswith("*"):  # a plain C value has no null (rt.as_bool/as_int/as_float refuse None)
+            raise Rejected(f"{p.name} is a {p.ctype} and cannot be null")
+        return None
     if kind == ex.TENSOR:
         if not isinstance(value, ExampleTensor):
             raise Rejected(f"{p.name}: not a tensor")
+        if value.mask_from_argmax is not None:  # encoded into an int8 array (generator.runtime.examples)
+            return TensorValue(tuple(value.shape), "INT8", _default_format(len(value.shape)))
         return TensorValue(tuple(value.shape), value.dtype, value.format)
-    if kind == ex.SCALAR:
-        if not isinstance(value, ExampleScalar):
-            raise Rejected(f"{p.name}: not a scalar")
-        return ScalarValue(value.value, value.dtype)
+    if kind == ex.SCALAR:  # rt.as_scalar: a plain bool/int/float becomes a BOOL/INT64/FLOAT scalar
+        if isinstance(value, ExampleScalar):
+            return ScalarValue(value.value, value.dtype)
+        if isinstance(value, bool):
+            return ScalarValue(value, "BOOL")
+        if isinstance(value, int) and -(2**63) <= value < 2**63:
+            return ScalarValue(value, "INT64")
+        if isinstance(value, float):
+            return ScalarValue(value, "FLOAT")
+        raise Rejected(f"{p.name}: not a scalar")
     if kind in ex.LISTS:
         if not isinstance(value, list):
             raise Rejected(f"{p.name}: not a list")
+        if kind == ex.BOOLS and not all(isinstance(v, bool) for v in value):
+            raise Rejected(f"{p.name} must hold bools")
+        if kind == ex.INTS and any(isinstance(v, bool) or not -(2**63) <= v < 2**63 for v in value):
+            raise Rejected(f"{p.name} must hold int64 integers")
         return tuple(value)
     if kind == ex.BOOL:
         if not isinstance(value, bool):

@@ -49,9 +49,21 @@ class Product(Strict):
     tag: ProductTag
     zh: str
     en: str
-    soc: str
-    arch: str
+    soc: str = Field(pattern=r"^[A-Za-z0-9_]+$", max_length=64)  # SocVersion (ASCEND910B)
+    arch: str = Field(pattern=r"^[A-Za-z0-9_]+$", max_length=64)  # NpuArch (DAV_2201)
     aliases: list[str] = []
+
+
+NumpyName = Literal[
+    "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+    "bfloat16", "float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float8_e3m4", "float8_e4m3", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int4", "uint4", "int2",
+    "uint2", "int1", "uint1",
+]  # fmt: skip
+CHost = Literal[
+    "bool", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"
+]  # fmt: skip
 
 
 class Dtype(Strict):
@@ -60,8 +72,8 @@ class Dtype(Strict):
     value: int
     bytes: int = Field(ge=0)
     kind: Literal["float", "int", "uint", "bool", "complex", "float8", "other"]
-    numpy: str | None
-    c_host: str | None
+    numpy: NumpyName | None  # the NumPy / ml_dtypes type name, resolved when the aclnn package loads
+    c_host: CHost | None  # the C++ host element type a sample uses
     aliases: list[str] = []
 
 

@@ -97,8 +97,9 @@ def pytuple(values) -> str:
 
 
 def _lines(text: str, width: int | None) -> list[str]:
-    """Split at every Unicode line break, then wrap each line like Jinja's ``wordwrap``."""
-    lines = str(text).splitlines() or [""]
+    """Split at every Unicode line break, then wrap each line like Jinja's ``wordwrap``; no line
+    keeps trailing spaces (linters reject them; the text loses nothing but layout)."""
+    lines = [line.rstrip(" ") for line in str(text).splitlines()] or [""]
     if not width:
         return lines
     out: list[str] = []
