@@ -9,7 +9,7 @@ from __future__ import annotations
 from generator import expr as ex
 from generator.escape.python import GENERATED_NAMES, USED_BUILTINS, identifier, pyrepr, python_local, pytuple
 from generator.loader import Catalog, OpInfo, Project, expr_type
-from generator.model import Check, OpSpec, Param
+from generator.model import Check, OpSpec, Param, snake_case
 
 INDENT = "    "
 
@@ -267,6 +267,7 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
             "kind": expr_type(p),
             "normalize": _normalizer(p, names),
             "kernel_arg": _kernel_arg(p, names),
+            "kernel_name": snake_case(p.name),  # the kernel calling contract (not the mangled local)
             "doc": _param_doc(p, spec, catalog),
         }
         for p in spec.params
