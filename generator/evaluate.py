@@ -44,6 +44,10 @@ class ScalarValue:
     dtype: str
 
 
+# What evaluating a rule can raise; the validators catch the same (generator.runtime.errors).
+EVALUATION_ERRORS = (IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError, KeyError, AttributeError)
+
+
 class Rejected(Exception):
     """The arguments cannot even reach the checks (the binding's argument normalisation refuses them)."""
 
@@ -147,8 +151,6 @@ class SpecEvaluator:
 
     def _infer(self, index: int, values: dict, product: str):
         """``rt.infer_output``: None when not produced or when the inputs are too broken to infer."""
-        from generator.runtime.errors import EVALUATION_ERRORS
-
         path = ("params", index, "infer")
         try:
             when = self.exprs.get(path + ("when",))
@@ -171,8 +173,6 @@ class SpecEvaluator:
 
     def first_failure(self, values: dict, product: str) -> Verdict | None:
         """The first enforced check these arguments fail, in the validator's order (None: all pass)."""
-        from generator.runtime.errors import EVALUATION_ERRORS
-
         checks = self.spec.checks
         implicit = not any(c.kind == "product_supported" for c in checks)
         implicit_at = next((i for i, c in enumerate(checks) if c.kind != "not_null"), len(checks))
@@ -214,8 +214,7 @@ class SpecEvaluator:
                     return {names[0]: first, name: arg}
             return None
         if kind == "dtype_castable" and check.to in self.params:
-            from generator.runtime.rules import castable
-
+            castable = ex.rules_module().castable
             target = values[check.to]
             for name in names:
                 arg = values[name]
@@ -261,9 +260,7 @@ class SpecEvaluator:
         if kind == "length_in":
             return len(arg) not in check.lengths
         if kind == "dtype_castable":
-            from generator.runtime.rules import castable
-
-            return not castable(arg.dtype, check.to)
+            return not ex.rules_module().castable(arg.dtype, check.to)
         raise AssertionError(kind)  # pragma: no cover - the model's Literal makes this unreachable
 
 

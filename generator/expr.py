@@ -11,7 +11,11 @@ Syntax is a small subset of Python expressions (parsed with :mod:`ast`, never ev
 * functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``pool_out(in, k, s, p, d, ceil)``;
 * quantifiers ``all(e for v in xs)``, ``any(...)``, ``sum(...)`` over a list or ``range(n)``.
 
-Every expression is converted into the typed node tree below; emitters walk that tree.
+Every expression is converted into the typed node tree below; emitters walk that tree, and
+:class:`Evaluator` computes it in process (lint: constant bounds, the example against its checks).
+Spec text is untrusted, so a rule is bounded (:data:`MAX_LENGTH`, :data:`MAX_NODES`,
+:data:`MAX_DEPTH`; literals fit int64 or are finite; quantifiers do not nest; ``range``/``expand``
+build at most :data:`MAX_ITEMS` items) and loop variables hide no other name.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import ast
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cache
 
 from generator.diagnostics import did_you_mean
 
@@ -1026,9 +1031,7 @@ class Evaluator:
             return builtin[n.func](*args)
         if n.func == "is_private":
             return args[0] in self.private
-        from generator.runtime import rules
-
-        return getattr(rules, n.func)(*args)
+        return getattr(rules_module(), n.func)(*args)
 
     def e_Range(self, n: Range):
         start, stop = self.eval(n.start), self.eval(n.stop)
@@ -1055,6 +1058,25 @@ class Evaluator:
 
 
 _UNSET = object()
+
+
+@cache
+def rules_module():
+    """``generator/runtime/rules.py``, the functions validators call, without importing the runtime
+    package (NumPy and the backends): lint stays light. The functions are pure, so a private copy
+    of the module behaves exactly like the one validators use."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    loaded = sys.modules.get("generator.runtime.rules")
+    if loaded is not None:
+        return loaded
+    path = Path(__file__).resolve().parent / "runtime" / "rules.py"
+    spec = importlib.util.spec_from_file_location("_opgen_lint_rules", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def evaluate(node: Node, params: dict, product: str, private=frozenset()):

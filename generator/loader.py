@@ -403,8 +403,10 @@ class _CrossChecker:
                 self.error(path, f"'{p.name}' is a C++ keyword; no C parameter can have this name")
             elif p.name in language or p.name in self.catalog.dtype_names or p.name in self.catalog.format_names:
                 self.error(path, f"'{p.name}' is a name of the rule language (a dtype, format or constant, or product)")
-            elif p.name in ("backend", "op"):
-                self.error(path, f"'{p.name}' is an argument of aclnn.run/aclnn.validate; a parameter cannot use it")
+            elif p.name == "backend":
+                self.error(
+                    path, "'backend' is an argument of aclnn.run and of the op functions; a parameter cannot use it"
+                )
             local = python_local(p.name)
             if local in python_names:
                 self.error(

@@ -82,7 +82,6 @@ CASES = [
     ("param-product", _rename("alpha", "product"), None, "rule language", "params[1].name", "- name: product"),
     ("param-dtype-name", _rename("alpha", "FLOAT16"), None, "rule language", "params[1].name", "- name: FLOAT16"),
     ("param-backend", _rename("alpha", "backend"), None, "aclnn.run", "params[1].name", "- name: backend"),
-    ("param-op", _rename("alpha", "op"), None, "aclnn.run", "params[1].name", "- name: op"),
     ("python-name-clash", _rename("selfOrResult", "grad_output"), None, "both become the Python argument 'grad_output'", "params[5].name", "- name: grad_output"),
     # op names the package cannot hold
     ("snake-class", *_as_op("aclnnClass", "class"), "Python keyword", "snake", "snake: class"),
@@ -191,3 +190,21 @@ def test_imported_style_check_without_cases_still_lints(tmp_path):
         data["checks"][7].pop("cases")
 
     load_project(spec_tree_utf8(tmp_path, "elu_backward", mutate))
+
+
+def test_lint_evaluates_without_the_runtime_package():
+    """Lint runs the example through the checks with the validators' own rule functions and error
+    set, but without importing the runtime package (NumPy, backends): it stays light."""
+    import subprocess
+    import sys
+
+    from generator import evaluate
+    from generator.runtime.errors import EVALUATION_ERRORS
+
+    assert evaluate.EVALUATION_ERRORS == EVALUATION_ERRORS
+    script = (
+        "import sys; from generator.cli import main; assert main(['lint', sys.argv[1]]) == 0; "
+        "assert 'numpy' not in sys.modules and 'generator.runtime' not in sys.modules"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(REPO / "specs")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -29,6 +29,7 @@ RENAMES = {
     "alpha": "check",
     "scale": "rt",
     "inputScale": "name",
+    "isResult": "op",  # the first (positional-only) argument of aclnn.validate/run
     "selfOrResult": "arg",
     "gradInput": "result",
 }
@@ -117,7 +118,7 @@ for shape, check in (([2**62, 2], "long-range"), ([2, 2**62], "long-expand")):
     assert time.perf_counter() - start < 5
 
 names = list(inspect.signature(aclnn.elu_backward).parameters)
-assert names == ["len_", "check_", "rt_", "name_", "is_result", "arg_", "result_", "product", "backend"], names
+assert names == ["len_", "check_", "rt_", "name_", "op", "arg_", "result_", "product", "backend"], names
 print("OK")
 """
 
