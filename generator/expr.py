@@ -247,6 +247,13 @@ def parse(text: str, scope: Scope, expect: str | None = BOOL) -> Node:
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
+        import keyword
+
+        for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", text):
+            if match.group() in scope.params and keyword.iskeyword(match.group()):
+                raise ExprError(
+                    f"parameter '{match.group()}' is a Python keyword and cannot appear in a rule", match.start()
+                ) from None
         raise ExprError(f"syntax error: {exc.msg}", max(0, (exc.offset or 1) - 1)) from None
     except (RecursionError, MemoryError):
         raise ExprError(f"expression is nested too deeply (at most {MAX_DEPTH} levels)") from None

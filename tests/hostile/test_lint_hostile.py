@@ -81,6 +81,7 @@ CASES = [
     ("param-cpp-keyword", _rename("alpha", "new"), None, "C++ keyword", "params[1].name", "- name: new"),
     ("param-product", _rename("alpha", "product"), None, "rule language", "params[1].name", "- name: product"),
     ("param-dtype-name", _rename("alpha", "FLOAT16"), None, "rule language", "params[1].name", "- name: FLOAT16"),
+    ("param-python-keyword-in-rule", _rename("alpha", "lambda"), None, "'lambda' is a Python keyword", "checks[7].expr", "lambda.value"),
     ("param-backend", _rename("alpha", "backend"), None, "aclnn.run", "params[1].name", "- name: backend"),
     ("python-name-clash", _rename("selfOrResult", "grad_output"), None, "both become the Python argument 'grad_output'", "params[5].name", "- name: grad_output"),
     # op names the package cannot hold
@@ -208,3 +209,11 @@ def test_lint_evaluates_without_the_runtime_package():
     )
     proc = subprocess.run([sys.executable, "-c", script, str(REPO / "specs")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("name", ["main", "check", "rt", "len", "name", "result", "input", "op"])
+def test_names_python_can_rename_are_accepted(tmp_path, capsys, name):
+    """Parameters named like the validator's locals, builtins or Python keywords are renamed in the
+    generated code (see test_python_names), so lint accepts them."""
+    code, lines = _lint(tmp_path, capsys, _rename("alpha", name), None)
+    assert code == 0, lines
