@@ -16,6 +16,7 @@ from generator import expr as ex
 from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
 from generator.model import (
     C_INT_RANGES,
+    MAX_EXAMPLE_ELEMENTS,
     TENSOR_CTYPES,
     DtypeCatalog,
     ExampleScalar,
@@ -626,8 +627,6 @@ class _CrossChecker:
 
     def _example_tensor(self, path: tuple, value) -> None:
         """The example runs (tests, docs, C++ samples): bounded size, a dtype both NumPy and C++ hold."""
-        from generator.model import MAX_EXAMPLE_ELEMENTS
-
         if value.numel > MAX_EXAMPLE_ELEMENTS:
             self.error(
                 path + ("shape",),
