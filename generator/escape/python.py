@@ -198,7 +198,7 @@ GENERATED_NAMES = frozenset(
 # module reach the builtin as ``builtins.abs``.
 USED_BUILTINS = frozenset({"abs", "all", "any", "len", "list", "max", "min", "range", "sum"})
 # Builtins the package's __init__ calls by name; no op may be named after one.
-INIT_BUILTINS = frozenset({"dict", "getattr", "isinstance", "str", "tuple", "type", "zip"})
+INIT_BUILTINS = frozenset({"dict", "getattr", "isinstance", "list", "str", "tuple", "type", "zip"})
 
 # Names the generated ``aclnn`` package defines at its top level (templates/python/init.py.j2);
 # the per-op functions are imported there under the op's snake name, so a snake name must differ.

@@ -10,6 +10,7 @@ from the arguments (``range(x.shape[0])``, ``expand([1], n)``) fail their check 
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import aclnn
+from generator.escape.python import python_local
 from generator.generate import render_all
 from generator.loader import load_project
 from tests.hostile.trees import REPO
@@ -185,3 +187,68 @@ def test_op_is_positional_only_in_the_generic_api():
     """A parameter named like the generic API's first argument cannot collide with it."""
     with pytest.raises(aclnn.AclnnError, match="unknown parameter"):
         aclnn.validate("EluBackward", op="x")
+
+
+def _bound_and_loaded(tree: ast.AST) -> tuple[set[str], set[str]]:
+    bound, loaded = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound, loaded
+
+
+def test_reserved_name_lists_cover_the_generated_code():
+    """GENERATED_NAMES / USED_BUILTINS / PACKAGE_NAMES / INIT_BUILTINS list every name the templates
+    use, so the renaming and the snake check stay complete when a template changes."""
+    import builtins
+
+    from generator.escape.python import GENERATED_NAMES, INIT_BUILTINS, PACKAGE_NAMES, USED_BUILTINS
+
+    project = load_project(REPO / "specs")
+    generated = REPO / "generated" / "aclnn"
+    for info in project.ops:
+        tree = ast.parse((generated / "ops" / f"{info.spec.snake}.py").read_text(encoding="utf-8"))
+        bound, loaded = _bound_and_loaded(tree)
+        params = {python_local(p.name) for p in info.spec.params}
+        own = bound - params - {info.spec.snake, f"{info.spec.op}Result"}
+        loops = {n.target.id for n in ast.walk(tree) if isinstance(n, ast.comprehension)}
+        assert own - loops - GENERATED_NAMES == set(), info.spec.op
+        used_builtins = {n for n in loaded if hasattr(builtins, n)} - bound
+        assert used_builtins <= USED_BUILTINS | {"None", "True", "False"}, used_builtins
+    tree = ast.parse((generated / "__init__.py").read_text(encoding="utf-8"))
+    bound, loaded = _bound_and_loaded(tree)
+    snakes = {info.spec.snake for info in project.ops}
+    assert (
+        bound
+        - snakes
+        - {
+            "op",
+            "params",
+            "name",
+            "module",
+            "missing_output",
+            "unknown",
+            "expected",
+            "key",
+            "known",
+            "args",
+            "result",
+            "values",
+            "product",
+            "backend",
+            "snake",
+            "text",
+            "OpSpec",
+            "generator",
+            "__all__",
+            "aclnn",
+        }
+        <= PACKAGE_NAMES
+    )
+    assert {n for n in loaded if hasattr(builtins, n)} - bound <= INIT_BUILTINS
