@@ -15,32 +15,14 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from generator.diagnostics import display_path
+from generator.escape.python import FILTERS as PYTHON_FILTERS
+from generator.escape.python import pyrepr, pytuple  # noqa: F401 (re-exported)
 from generator.loader import Project, load_project
 from generator.writer import write_if_changed
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATES = REPO / "templates"
 IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
-
-
-def pyrepr(value) -> str:
-    """A Python literal in ruff's preferred style (double quotes)."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return pytuple(value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
-
-
-def pytuple(values) -> str:
-    items = [pyrepr(v) for v in values]
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return "(" + ", ".join(items) + ")"
 
 
 def environment() -> Environment:
@@ -52,8 +34,7 @@ def environment() -> Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.filters["pyrepr"] = pyrepr
-    env.filters["pytuple"] = pytuple
+    env.filters.update(PYTHON_FILTERS)
     return env
 
 

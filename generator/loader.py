@@ -15,8 +15,12 @@ from pydantic import ValidationError
 from generator import expr as ex
 from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
 from generator.model import (
+    C_INT_RANGES,
+    MAX_EXAMPLE_ELEMENTS,
     TENSOR_CTYPES,
     DtypeCatalog,
+    ExampleScalar,
+    ExampleTensor,
     FormatCatalog,
     OpSpec,
     Param,
@@ -372,6 +376,8 @@ class _CrossChecker:
             for j, tag in enumerate(c.products or []):
                 self._product(("constraints", i, "products", j), tag)
         self._example()
+        if not self.diags:  # the example against the checks needs a consistent spec
+            self._example_passes_checks()
 
     def _check_header(self) -> None:
         text = self.info.path.read_text(encoding="utf-8")
@@ -379,6 +385,7 @@ class _CrossChecker:
             self.error((), f"the file must start with '{SCHEMA_COMMENT}...' so editors can check it")
 
     def _check_names(self) -> None:
+        from generator.escape.python import python_local, snake_problem
         from generator.model import snake_case
 
         expected_snake = snake_case(self.spec.op)
@@ -386,6 +393,28 @@ class _CrossChecker:
             self.error(("snake",), f"snake name of {self.spec.name} should be '{expected_snake}'")
         elif self.info.path.stem != self.spec.snake:
             self.error(("snake",), f"file name '{self.info.path.name}' should be '{self.spec.snake}.yaml'")
+        problem = snake_problem(self.spec.snake)
+        if problem is not None:
+            self.error(("snake",), f"{problem}: the op cannot be named {self.spec.name} in the aclnn package")
+        language = {"product", "true", "false", *ex.CONSTANTS}
+        python_names: dict[str, str] = {}
+        for i, p in enumerate(self.spec.params):
+            path = ("params", i, "name")
+            if p.name in ex.CPP_KEYWORDS:
+                self.error(path, f"'{p.name}' is a C++ keyword; no C parameter can have this name")
+            elif p.name in language or p.name in self.catalog.dtype_names or p.name in self.catalog.format_names:
+                self.error(path, f"'{p.name}' is a name of the rule language (a dtype, format or constant, or product)")
+            elif p.name == "backend":
+                self.error(
+                    path, "'backend' is an argument of aclnn.run and of the op functions; a parameter cannot use it"
+                )
+            local = python_local(p.name)
+            if local in python_names:
+                self.error(
+                    path,
+                    f"parameters '{python_names[local]}' and '{p.name}' both become the Python argument '{local}'",
+                )
+            python_names.setdefault(local, p.name)
 
     def _product(self, path: tuple, tag: str) -> None:
         if tag not in self.catalog.product_tags:
@@ -442,12 +471,19 @@ class _CrossChecker:
             if p.scalar.castable_to:
                 self._dtype(path + ("scalar", "castable_to"), p.scalar.castable_to)
         if p.infer:
-            self._expr(path + ("infer", "shape"), p.infer.shape, ex.INTS)
-            self._expr(path + ("infer", "dtype"), p.infer.dtype, ex.DTYPE)
-            if p.infer.format:
-                self._expr(path + ("infer", "format"), p.infer.format, ex.FORMAT)
-            if p.infer.when:
-                self._expr(path + ("infer", "when"), p.infer.when, ex.BOOL)
+            fields = [("shape", ex.INTS), ("dtype", ex.DTYPE), ("format", ex.FORMAT), ("when", ex.BOOL)]
+            for name, type_ in fields:
+                text = getattr(p.infer, name)
+                if not text:
+                    continue
+                node = self._expr(path + ("infer", name), text, type_)
+                outputs = sorted(n for n in ex.names_used(node) if self.params[n].role == "output") if node else []
+                if outputs:
+                    self.error(
+                        path + ("infer", name),
+                        f"'infer' may only use inputs and attributes; {', '.join(outputs)} is an output "
+                        "(outputs are inferred from the inputs)",
+                    )
 
     def _check(self, path: tuple, c) -> None:
         self._status(path + ("code",), c.code)
@@ -498,6 +534,8 @@ class _CrossChecker:
         if c.cases is not None:
             if c.cases.product is not None:
                 self._product(path + ("cases", "product"), c.cases.product)
+            if c.cases.shadowed_by is not None:
+                self._shadowed_by(path, c)
             for which in ("trigger", "boundary"):
                 for name, value in getattr(c.cases, which).items():
                     p = self._param_ref(path + ("cases", which, name), name)
@@ -507,6 +545,59 @@ class _CrossChecker:
             if c.to not in self.params and c.to not in self.catalog.dtype_names:
                 choices = [*self.params, *self.catalog.dtype_names]
                 self.error(path + ("to",), f"'{c.to}' is neither a parameter nor a dtype{did_you_mean(c.to, choices)}")
+
+    def _shadowed_by(self, path: tuple, c) -> None:
+        """``shadowed_by`` names an earlier, enforced check with the same status code."""
+        target, index = c.cases.shadowed_by, path[1]
+        where = path + ("cases", "shadowed_by")
+        earlier = {other.id: other for other in self.spec.checks[:index]}
+        if target == c.id:
+            self.error(where, f"check '{c.id}' cannot be shadowed by itself")
+        elif target not in earlier:
+            later = any(other.id == target for other in self.spec.checks[index:])
+            ids = [other.id for other in self.spec.checks]
+            self.error(
+                where,
+                f"'{target}' is a later check; shadowed_by names a check that runs first"
+                if later
+                else f"unknown check '{target}'{did_you_mean(target, ids)}",
+            )
+        elif not earlier[target].enforced:
+            self.error(where, f"check '{target}' is not enforced, so it cannot catch this check's trigger first")
+        else:
+            codes = {self._code(other.code) for other in (c, earlier[target])}
+            if len(codes) > 1 and None not in codes:
+                self.error(where, f"check '{target}' returns another status code than '{c.id}'")
+
+    def _code(self, ref) -> int | None:
+        try:
+            return self.catalog.status(ref)[0]
+        except KeyError:
+            return None
+
+    def _example_passes_checks(self) -> None:
+        """The example must pass the enforced checks (else the checks contradict the spec's own example)."""
+        from generator.evaluate import Rejected, SpecEvaluator, describe
+
+        catalog = self.catalog
+        private = [f.name for f in catalog.formats.formats if f.private]
+        evaluator = SpecEvaluator(self.spec, self.info.exprs, catalog.product_tags, private)
+        example = self.spec.example
+        try:
+            values = evaluator.arguments(example)
+        except Rejected as exc:
+            self.error(("example", "inputs"), f"the example cannot be passed to the op: {exc}")
+            return
+        verdict = evaluator.first_failure(values, example.product)
+        if verdict is None or verdict.index is None:
+            return  # the implicit product check: reported by _example
+        seen = "; ".join(f"{name}: {describe(value)}" for name, value in verdict.seen.items())
+        self.error(
+            ("checks", verdict.index),
+            f"check '{verdict.check_id}' rejects the spec's own example (product {example.product}"
+            + (f"; {seen}" if seen else "")
+            + "): the rule contradicts the example",
+        )
 
     def _example(self) -> None:
         example = self.spec.example
@@ -527,10 +618,34 @@ class _CrossChecker:
             if p is not None and p.role != "output":
                 self.error(base + ("expected", name), f"'{name}' is not an output")
             self._dtype(base + ("expected", name, "dtype"), value.dtype)
+            self._example_tensor(base + ("expected", name), value)
+        for name, value in example.inputs.items():
+            if isinstance(value, ExampleTensor):
+                self._example_tensor(base + ("inputs", name), value)
+            elif isinstance(value, ExampleScalar):
+                self._example_dtype(base + ("inputs", name, "dtype"), value.dtype)
+
+    def _example_tensor(self, path: tuple, value) -> None:
+        """The example runs (tests, docs, C++ samples): bounded size, a dtype both NumPy and C++ hold."""
+        if value.numel > MAX_EXAMPLE_ELEMENTS:
+            self.error(
+                path + ("shape",),
+                f"shape {value.shape} holds {value.numel} elements; an example holds at most {MAX_EXAMPLE_ELEMENTS}",
+            )
+        self._example_dtype(path + ("dtype",), value.dtype)
+
+    def _example_dtype(self, path: tuple, name: str) -> None:
+        if name not in self.catalog.dtype_names:
+            return  # reported as unknown
+        entry = self.catalog.dtype(name)
+        if entry.kind not in ("float", "int", "uint", "bool") or entry.c_host is None or entry.numpy is None:
+            self.error(
+                path,
+                f"the example cannot use dtype {name}: examples run in NumPy and in C++ samples, which hold "
+                "real (non-complex, non-float8) dtypes with a 'numpy' and a 'c_host' type only",
+            )
 
     def _example_value(self, path: tuple, p: Param, value, allow_null: bool = False) -> None:
-        from generator.model import ExampleScalar, ExampleTensor
-
         kind = expr_type(p)
         if value is None:
             if not p.nullable and not allow_null:
@@ -550,7 +665,17 @@ class _CrossChecker:
         elif kind in ex.LISTS:
             if not isinstance(value, list):
                 self.error(path, f"'{p.name}' is an array: give a list")
+            elif kind == ex.INTS and any(isinstance(v, bool) or not -(2**63) <= v < 2**63 for v in value):
+                self.error(path, f"'{p.name}' is an int array: give int64 integers")
+            elif kind == ex.BOOLS and not all(isinstance(v, bool) for v in value):
+                self.error(path, f"'{p.name}' is a bool array: give true or false")
         elif kind == ex.BOOL and not isinstance(value, bool):
             self.error(path, f"'{p.name}' is a bool: give true or false")
+        elif kind == ex.FLOAT and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            self.error(path, f"'{p.name}' is a {p.ctype}: give a number")
         elif kind == ex.INT and (not isinstance(value, int) or isinstance(value, bool)):
             self.error(path, f"'{p.name}' is an integer: give an int")
+        elif kind == ex.INT:
+            low, high = C_INT_RANGES.get(p.ctype, C_INT_RANGES["int64_t"])
+            if not low <= value <= high:
+                self.error(path, f"{value} does not fit '{p.name}' ({p.ctype}: {low}..{high})")

@@ -30,6 +30,14 @@ FormatName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
 UpstreamPath = Annotated[
     str, Field(pattern=r"^[A-Za-z0-9_&-][A-Za-z0-9_.&-]*(/[A-Za-z0-9_&-][A-Za-z0-9_.&-]*)*$", max_length=300)
 ]
+# Numbers in examples and tolerances: finite (JSON, C++ literals and NumPy all need real values).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+# An integer in an example: it must fit a 64-bit C integer (signed or unsigned).
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**64 - 1)]
+# A dimension of an example tensor: a non-negative int64.
+Dim = Annotated[int, Field(ge=0, le=2**63 - 1)]
+# Elements an example tensor may hold: examples run in tests, docs and C++ samples.
+MAX_EXAMPLE_ELEMENTS = 1 << 20
 StatusRef = Union[Annotated[int, Field(ge=0)], Annotated[str, Field(pattern=r"^ACLNN_[A-Z_]+$")]]
 
 
@@ -45,9 +53,21 @@ class Product(Strict):
     tag: ProductTag
     zh: str
     en: str
-    soc: str
-    arch: str
+    soc: str = Field(pattern=r"^[A-Za-z0-9_]+$", max_length=64)  # SocVersion (ASCEND910B)
+    arch: str = Field(pattern=r"^[A-Za-z0-9_]+$", max_length=64)  # NpuArch (DAV_2201)
     aliases: list[str] = []
+
+
+NumpyName = Literal[
+    "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+    "bfloat16", "float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float8_e3m4", "float8_e4m3", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int4", "uint4", "int2",
+    "uint2", "int1", "uint1",
+]  # fmt: skip
+CHost = Literal[
+    "bool", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"
+]  # fmt: skip
 
 
 class Dtype(Strict):
@@ -56,8 +76,8 @@ class Dtype(Strict):
     value: int
     bytes: int = Field(ge=0)
     kind: Literal["float", "int", "uint", "bool", "complex", "float8", "other"]
-    numpy: str | None
-    c_host: str | None
+    numpy: NumpyName | None  # the NumPy / ml_dtypes type name, resolved when the aclnn package loads
+    c_host: CHost | None  # the C++ host element type a sample uses
     aliases: list[str] = []
 
 
@@ -124,6 +144,14 @@ CTYPES = (
     "const char*",
 )
 CType = Literal[CTYPES]  # type: ignore[valid-type]
+# Values a plain C integer parameter holds (other integer C types: int64_t's range).
+C_INT_RANGES = {
+    "int": (-(2**31), 2**31 - 1),
+    "int32_t": (-(2**31), 2**31 - 1),
+    "int8_t": (-128, 127),
+    "int64_t": (-(2**63), 2**63 - 1),
+    "uint64_t": (0, 2**64 - 1),
+}
 
 
 class DtypeRule(Strict):
@@ -375,29 +403,37 @@ class Default(Strict):
 
 
 class ExampleTensor(Strict):
-    shape: list[int]
+    shape: list[Dim] = Field(max_length=64)
     dtype: DtypeName
     format: FormatName = "ND"
-    data: list[int | float | bool] | None = None
-    fill: int | float | None = None
-    mask_from_argmax: list[int] | None = None  # flat h*W+w per output position, encoded for the product
+    data: list[Int64 | Finite | bool] | None = None
+    fill: Int64 | Finite | None = None
+    mask_from_argmax: list[Int64] | None = None  # flat h*W+w per output position, encoded for the product
+
+    @property
+    def numel(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
 
     @model_validator(mode="after")
     def _one_source(self) -> ExampleTensor:
         sources = [s for s in (self.data, self.fill, self.mask_from_argmax) if s is not None]
         if len(sources) > 1:
             raise ValueError("give at most one of 'data', 'fill', 'mask_from_argmax'")
-        if self.data is not None:
-            count = 1
-            for dim in self.shape:
-                count *= dim
-            if len(self.data) != count:
-                raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
+        count = self.numel
+        if sources and count > MAX_EXAMPLE_ELEMENTS:
+            raise ValueError(
+                f"shape {self.shape} holds {count} elements; an example holds at most {MAX_EXAMPLE_ELEMENTS}"
+            )
+        if self.data is not None and len(self.data) != count:
+            raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
         return self
 
 
 class ExampleScalar(Strict):
-    value: int | float | bool
+    value: Int64 | Finite | bool
     dtype: DtypeName
 
 
@@ -415,16 +451,16 @@ def _example_kind(value: object) -> str:
 ExampleValue = Annotated[
     Annotated[ExampleTensor, Tag("ExampleTensor")]
     | Annotated[ExampleScalar, Tag("ExampleScalar")]
-    | Annotated[list[bool | int], Tag("ExampleList")]
-    | Annotated[bool | int | float, Tag("ExamplePlain")]
+    | Annotated[list[bool | Int64], Tag("ExampleList")]
+    | Annotated[bool | Int64 | Finite, Tag("ExamplePlain")]
     | Annotated[None, Tag("ExampleNone")],
     Discriminator(_example_kind),
 ]
 
 
 class Tolerance(Strict):
-    rtol: float = 1e-5
-    atol: float = 1e-5
+    rtol: Finite = Field(default=1e-5, ge=0)
+    atol: Finite = Field(default=1e-5, ge=0)
 
 
 class Example(Strict):
