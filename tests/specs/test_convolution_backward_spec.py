@@ -830,3 +830,32 @@ def test_310b_takes_the_910_branches_and_fails_last():
     assert failure("310b", **conv_args(**EMPTY_INPUT)) is None
     for product in spec.products:
         assert failure(product, **conv_args(cubeMathType=2)) is None
+
+
+def test_empty_path_runs_like_cann():
+    """What the validator accepts on the empty path runs: zero-filled gradWeight/gradBias (length biasSizes[0])."""
+    import aclnn
+
+    f = np.float32
+    args = dict(
+        gradOutput=np.ones((0, 3, 7, 7), f),
+        input=np.ones((0, 2, 7, 7), f),
+        weight=np.ones((2, 2, 1, 1), f),
+        biasSizes=[3],
+        stride=[1, 1],
+        padding=[0, 0, 0, 0],
+        dilation=[1, 1],
+        transposed=False,
+        outputPadding=[0, 0, 0, 0],
+        groups=1,
+        outputMask=[True, True, True],
+        cubeMathType=1,
+    )
+    result = aclnn.run(spec.op, product="910b", **args)
+    assert result["gradInput"].shape == (0, 2, 7, 7)
+    assert result["gradWeight"].shape == (2, 2, 1, 1) and not result["gradWeight"].any()
+    assert result["gradBias"].shape == (3,) and not result["gradBias"].any()
+    # on 910 an empty input with a non-empty gradOutput also takes the empty path: gradBias is 0, not a sum
+    on_910 = dict(args, gradOutput=np.ones((2, 2, 7, 7), f), biasSizes=[2], padding=[0, 0], outputPadding=[0, 0])
+    result = aclnn.run(spec.op, product="910", **on_910)
+    assert result["gradBias"].shape == (2,) and not result["gradBias"].any()
