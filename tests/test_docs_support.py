@@ -70,11 +70,13 @@ def test_per_tensor_not_merged():
 
 
 def test_rejected_dtype_not_listed():
-    """ConvolutionBackward's 950 table declares FLOAT8_E4M3FN, but every path rejects it (dtype-950-transposed)."""
+    """ConvolutionBackward on 950 refuses FLOAT8_E4M3FN for the weight gradient (fp8-no-e4m3fn-grad-weight):
+    the gradWeight cell omits it, while the inputs keep it (accepted when outputMask[1] is false)."""
     table = aclnn.supports("ConvolutionBackward", "950")
     assert "HIFLOAT8" in table["input"]
-    assert all("FLOAT8_E4M3FN" not in dtypes for dtypes in table.values())
-    assert aclnn.supports("ConvolutionBackward", "Ascend 950PR/Ascend 950DT", "FLOAT8_E4M3FN") is False
+    assert "FLOAT8_E4M3FN" not in table["gradWeight"]
+    assert "FLOAT8_E4M3FN" in table["input"]
+    assert aclnn.supports("ConvolutionBackward", "Ascend 950PR/Ascend 950DT", "FLOAT8_E4M3FN", param="gradWeight") is False
 
 
 def test_supports_contract():

@@ -17,14 +17,14 @@ extern "C" {
  * (310p), Atlas Training Series Product (910).
  *
  * @param [in] gradOutput: Gradient of the loss L with respect to the forward output y (∂L/∂y in the formula). Dtypes:
- *     FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b; FLOAT,
+ *     FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b, 310b; FLOAT,
  *     FLOAT16 on 310p, 910. Formats: NCL, NCHW, NCDHW, ND. Rank: 3 to 5.
  * @param [in] input: The forward input tensor (x in the formula). Dtypes: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8,
- *     FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b; FLOAT, FLOAT16 on 310p, 910. Formats: NCL, NCHW,
- *     NCDHW, ND. Rank: 3 to 5.
+ *     FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b, 310b; FLOAT, FLOAT16 on 310p, 910. Formats: NCL,
+ *     NCHW, NCDHW, ND. Rank: 3 to 5.
  * @param [in] weight: The convolution kernel weight (w in the formula). Dtypes: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8,
- *     FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b; FLOAT, FLOAT16 on 310p, 910. Formats: NCL, NCHW,
- *     NCDHW, ND. Rank: 3 to 5.
+ *     FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b, 310b; FLOAT, FLOAT16 on 310p, 910. Formats: NCL,
+ *     NCHW, NCDHW, ND. Rank: 3 to 5.
  * @param [in] biasSizes: The shape of the bias of the forward convolution. Elements: INT64, length 1. May be nullptr.
  * @param [in] stride: The stride of the kernel over the input. Elements: INT64, length 1, 2 or 3.
  * @param [in] padding: The padding applied to the input. Elements: INT64, length 1, 2, 3 or 4.
@@ -39,14 +39,14 @@ extern "C" {
  * @param [in] cubeMathType: Selects the computation mode of the Cube unit. Values: 0 = KEEP_DTYPE, 1 =
  *     ALLOW_FP32_DOWN_PRECISION, 2 = USE_FP16, 3 = USE_HF32.
  * @param [out] gradInput: Gradient of the loss with respect to the input x (∂L/∂x in the formula). Dtypes: FLOAT,
- *     FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b; FLOAT, FLOAT16 on
- *     310p, 910. Formats: NCL, NCHW, NCDHW, ND. Rank: 3 to 5. May be nullptr.
+ *     FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b, 310b; FLOAT, FLOAT16
+ *     on 310p, 910. Formats: NCL, NCHW, NCDHW, ND. Rank: 3 to 5. May be nullptr.
  * @param [out] gradWeight: Gradient of the loss with respect to the weight w (∂L/∂w in the formula). Dtypes: FLOAT,
- *     FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b; FLOAT, FLOAT16 on
- *     310p, 910. Formats: NCL, NCHW, NCDHW, ND. Rank: 3 to 5. May be nullptr.
+ *     FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b, 310b; FLOAT, FLOAT16
+ *     on 310p, 910. Formats: NCL, NCHW, NCDHW, ND. Rank: 3 to 5. May be nullptr.
  * @param [out] gradBias: Gradient of the loss with respect to the bias b (∂L/∂b in the formula). Dtypes: FLOAT,
- *     FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b; FLOAT, FLOAT16 on
- *     310p, 910. Formats: ND. Rank: 1. May be nullptr.
+ *     FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN on 950; FLOAT, FLOAT16, BFLOAT16 on 910_93, 910b, 310b; FLOAT, FLOAT16
+ *     on 310p, 910. Formats: ND. Rank: 1. May be nullptr.
  * @param [out] workspaceSize: Size in bytes of the device workspace the second phase needs.
  * @param [out] executor: The op executor; pass it to aclnnConvolutionBackward, which consumes it.
  * @return ACLNN_SUCCESS (0), or the status code of the first failed check.

@@ -17,16 +17,16 @@ extern "C" {
  * (310p), Atlas Training Series Product (910).
  *
  * @param [in] gradOutput: Gradient of the ELU forward output (gradOutput in the formula). Dtypes: FLOAT, FLOAT16,
- *     BFLOAT16 on 950, 910_93, 910b; FLOAT, FLOAT16 on 310p, 910. Formats: ND. Rank: 0 to 8.
+ *     BFLOAT16 on 950, 910_93, 910b; FLOAT, FLOAT16 on 310b, 310p, 910. Formats: ND. Rank: 0 to 8.
  * @param [in] alpha: The ELU activation coefficient (α in the formula).
  * @param [in] scale: The ELU scale (scale in the formula).
  * @param [in] inputScale: The ELU input scale (inputScale in the formula).
  * @param [in] isResult: Whether selfOrResult is the forward output (true) or the forward input (false).
  * @param [in] selfOrResult: The forward output when isResult is true, the forward input when it is false (x in the
- *     formula). Dtypes: FLOAT, FLOAT16, BFLOAT16 on 950, 910_93, 910b; FLOAT, FLOAT16 on 310p, 910. Formats: ND. Rank:
- *     0 to 8.
+ *     formula). Dtypes: FLOAT, FLOAT16, BFLOAT16 on 950, 910_93, 910b; FLOAT, FLOAT16 on 310b, 310p, 910. Formats: ND.
+ *     Rank: 0 to 8.
  * @param [out] gradInput: Gradient with respect to the forward input (gradInput in the formula). Dtypes: FLOAT,
- *     FLOAT16, BFLOAT16 on 950, 910_93, 910b; FLOAT, FLOAT16 on 310p, 910. Formats: ND. Rank: 0 to 8.
+ *     FLOAT16, BFLOAT16 on 950, 910_93, 910b; FLOAT, FLOAT16 on 310b, 310p, 910. Formats: ND. Rank: 0 to 8.
  * @param [out] workspaceSize: Size in bytes of the device workspace the second phase needs.
  * @param [out] executor: The op executor; pass it to aclnnEluBackward, which consumes it.
  * @return ACLNN_SUCCESS (0), or the status code of the first failed check.

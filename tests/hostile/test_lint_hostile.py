@@ -20,7 +20,7 @@ LOCATED = re.compile(r"^(?P<file>[^:]+\.yaml):(?P<line>\d+):(?P<col>\d+):(?: (?P
 ALPHA_RULE = "expr: not (isResult and alpha.value < 0)"
 EXAMPLE_ALPHA = "    alpha: {value: 1.0, dtype: FLOAT}\n"
 EXAMPLE_GRAD = "    gradOutput: {shape: [2, 2], dtype: FLOAT, data: [-2, -1, 0, 1]}\n"
-ALPHA_TRIGGER = "      trigger: {alpha: {value: -0.001, dtype: FLOAT}}\n"
+ALPHA_TRIGGER = "      trigger: {alpha: {value: -1.0e-45, dtype: DOUBLE}}\n"
 
 
 def _replace(old: str, new: str, text: str = ELU) -> str:
