@@ -1,4 +1,4 @@
-"""The ``opgen`` command line: lint, schema, generate, docs, samples."""
+"""The ``opgen`` command line: lint, schema, generate, docs, samples, import-doc."""
 
 from __future__ import annotations
 
@@ -112,6 +112,12 @@ def cmd_docs(args) -> int:
     return cmd_generate(args, only="docs")
 
 
+def cmd_import_doc(args) -> int:
+    from generator.docimport.command import run
+
+    return run(args, DEFAULT_SPECS)
+
+
 def cmd_samples(args) -> int:
     from generator.csamples import compile_samples
 
@@ -156,6 +162,15 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output is stale")
         p.add_argument("-v", "--verbose", action="store_true")
         p.set_defaults(func=func)
+
+    imp = sub.add_parser(
+        "import-doc", help="import aclnn docs (Markdown, English twins, old plain-text seeds) as specs"
+    )
+    imp.add_argument("docs", nargs="+", type=Path, metavar="DOC")
+    imp.add_argument("--out", type=Path, default=None, help="folder for the specs (default: specs/, never overwritten)")
+    imp.add_argument("--en", type=Path, action="append", metavar="DOC", help="English twin of a DOC (once per DOC)")
+    imp.add_argument("-q", "--quiet", action="store_true", help="print only errors and the coverage lines")
+    imp.set_defaults(func=cmd_import_doc)
 
     samples = sub.add_parser("samples", help="compile every generated C++ sample (syntax and semantics)")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)

@@ -92,6 +92,12 @@ class StatusCatalog(Strict):
 # Operator specs
 
 
+# A review marker: set by `opgen import-doc` (and later `opgen sync`) on anything a person must
+# curate (a doc sentence kept verbatim, a guessed rule, a conflict). `opgen lint` accepts it;
+# `opgen lint --strict` reports each one as FILE:LINE:COL. Remove it once the item is curated.
+Review = Annotated[str, Field(min_length=1, max_length=4000)]
+
+
 class Text(Strict):
     """Prose in both languages. ``en`` may be missing (``opgen lint --strict`` reports it)."""
 
@@ -191,6 +197,7 @@ class Param(Strict):
     scalar: ScalarSpec | None = None
     value: ValueSpec | None = None
     infer: OutputInfer | None = None
+    review: Review | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Param:
@@ -332,6 +339,7 @@ class Check(Strict):
     doc_code: StatusRef | None = None
     note: Text | None = None
     cases: CheckCases | None = None
+    review: Review | None = None
 
     @model_validator(mode="after")
     def _fields_match_kind(self) -> Check:
@@ -352,6 +360,7 @@ class Check(Strict):
 class Constraint(Strict):
     text: Text
     products: list[ProductTag] | None = None
+    review: Review | None = None
 
 
 class DocIssue(Strict):
@@ -429,6 +438,7 @@ class Example(Strict):
     inputs: dict[str, ExampleValue]
     expected: dict[str, ExampleTensor] = {}
     tolerance: Tolerance = Tolerance()
+    review: Review | None = None
 
 
 class Kernel(Strict):
@@ -461,6 +471,7 @@ class OpSpec(Strict):
     doc_issues: list[DocIssue] = []
     kernel: Kernel | None = None
     example: Example
+    review: Review | None = None
 
     @field_validator("params")
     @classmethod
