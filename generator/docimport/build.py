@@ -17,11 +17,15 @@ from dataclasses import dataclass, field
 from generator import expr as ex
 from generator.docimport.facts import ApiFacts, DocFacts, Message, ParamRow
 from generator.docimport.notes import statement_facts
-from generator.docimport.rules import PLACEHOLDER, Draft, Mapper, ParamInfo
+from generator.docimport.rules import PLACEHOLDER, Draft, Mapper, ParamInfo, enum_values, usage_rules
+from generator.docimport.shapes import shape_rules, symbolic_shape
 from generator.model import TENSOR_CTYPES, snake_case
 
 SKIPPED = {"workspaceSize", "executor"}
 PREFERRED_PRODUCT = "910b"  # the product the generated bindings default to
+# Architectures without BFLOAT16 (Atlas training / inference series): every doc that lists these
+# products says so, and a table that lists BFLOAT16 for "all" products forgets it.
+NO_BFLOAT16_ARCHS = frozenset({"DAV_1001", "DAV_2002"})
 ARRAY_ELEMENT = {"const aclIntArray*": "INT64", "const aclBoolArray*": "BOOL", "const aclFloatArray*": "FLOAT"}
 EXPR_TYPES = {
     "const aclScalar*": ex.SCALAR,
@@ -272,11 +276,35 @@ class Builder:
                 if ref and ref in by_name and by_name[ref].dtypes and not p.dtypes:
                     p.dtypes = {k: list(v) for k, v in by_name[ref].dtypes.items()}
                     p.dtypes_from_doc = True
+        self._no_bfloat16(facts)
         for p in self.params:
             if p.is_tensor:
                 self.coverage.dtype_tables += 1
                 if p.dtypes_from_doc and p.dtypes:
                     self.coverage.dtype_tables_from_doc += 1
+
+    def _no_bfloat16(self, facts) -> None:
+        """Drop BFLOAT16 on products whose architecture has none, unless the doc says it per product."""
+        archs = {p.tag: p.arch for p in self.ctx.catalog.products.products}
+        explicit = {t for f in facts for t in (f.products or [])}
+        for p in self.params:
+            if not p.is_tensor or not p.dtypes:
+                continue
+            stated = set(explicit) | {t for t in (p.row.dtypes if p.row else {}) if t is not None}
+            dropped = []
+            for tag, dtypes in p.dtypes.items():
+                if (
+                    archs.get(tag) in NO_BFLOAT16_ARCHS
+                    and tag not in stated
+                    and "BFLOAT16" in dtypes
+                    and len(dtypes) > 1
+                ):
+                    p.dtypes[tag] = [d for d in dtypes if d != "BFLOAT16"]
+                    dropped.append(tag)
+            if dropped:
+                p.review.append(
+                    f"BFLOAT16 dropped on {', '.join(dropped)} (no BFLOAT16 on that hardware; the doc does not say so)"
+                )
 
     def _apply(self, fact) -> None:
         products = fact.products or self.products
@@ -349,6 +377,8 @@ class Builder:
                 if code is None:
                     d.review = (d.review + "; " if d.review else "") + "the row has no status code; 161002 assumed"
                 drafts.append((d, en_text if d.text == row.text else None))
+        drafts = self._shape_rules(drafts, mapper)
+        drafts += self._usage_rules(drafts, mapper)
         # Conditional outputs ("求解gradInput时", "outputMask[0]为true…") may be null otherwise.
         for d, _ in drafts:
             if d.kind == "not_null" and d.when and d.params:
@@ -375,6 +405,61 @@ class Builder:
             used.add(chosen)
             c["id"] = chosen
         return checks
+
+    def _shape_rules(self, drafts, mapper: Mapper):
+        """A row such as "不满足接口约束说明章节" / "shape不符合约束" becomes the rules of the named shapes."""
+        shapes = {}
+        for p in self.params:
+            if p.is_tensor and p.row is not None:
+                dims = symbolic_shape(p.row.shape_text)
+                if dims is not None:
+                    shapes[p.name] = dims
+        if not shapes:
+            return drafts
+        constraints = [c.text for c in self.doc.constraints if not c.products]
+        rules = [r for r in shape_rules(shapes, constraints) if r.kind != "expr" or mapper.valid(r.expr)]
+        if not rules:
+            return drafts
+        out, used = [], False
+        for d, en in drafts:
+            if not used and not d.mapped and re.search(r"shape|约束|维度|形状", d.text, re.I):
+                used = True
+                for r in rules:
+                    new = Draft(r.kind, d.text, d.code, params=r.params, rank=r.rank, expr=r.expr, line=d.line)
+                    new.review = (
+                        "derived from the named shapes of the parameter table"
+                        if r.source == "shape"
+                        else "derived from 约束说明 and the named shapes of the parameter table"
+                    )
+                    out.append((new, en))
+                self.coverage.error_rows_mapped += 1
+                continue
+            out.append((d, en))
+        return out
+
+    def _usage_rules(self, drafts, mapper: Mapper):
+        """Rules the parameter table states outright that the error table does not list."""
+        code = self.ctx.status_by_name.get("ACLNN_ERR_PARAM_INVALID")
+        seen = {_draft_key(d) for d, _ in drafts}
+        out = []
+        for p in self.params:
+            if p.row is None:
+                continue
+            stated = p.row.usage + ("。" + p.row.description if p.row.inline else "")
+            found = usage_rules(mapper, p.name, stated, code)
+            if p.type == ex.INT:
+                values = enum_values(p.row.usage + "。" + p.row.description)
+                if values and mapper.valid(f"{p.name} in {values}"):
+                    found.append(Draft("expr", p.row.usage or p.row.description, code, expr=f"{p.name} in {values}"))
+            for d in found:
+                key = _draft_key(d)
+                if key in seen or _covered(d, drafts + out):
+                    continue
+                seen.add(key)
+                d.text = f"{p.name}：{d.text}" if p.name not in d.text else d.text
+                d.review = "stated in the parameter table, not in the error table: check CANN enforces it, and its code"
+                out.append((d, None))
+        return out
 
     def _general_null_check(self, drafts):
         """Every required pointer the doc's null rows leave out: CANN checks them all first (161001)."""
@@ -693,6 +778,17 @@ def _partners(output: str, inputs: list[str]) -> list[str]:
     if output in ("out", "output", "result", "y"):
         names += ["self", "input", "x", "gradOutput"]
     return [n for n in dict.fromkeys(names) if n in inputs]
+
+
+def _covered(d: Draft, drafts) -> bool:
+    """Whether an equality rule (same dtype/shape/format) is already implied by a check with more params."""
+    if d.kind not in ("dtype_same", "shape_same", "format_same"):
+        return False
+    return any(x.kind == d.kind and not x.when and set(d.params) <= set(x.params or ()) for x, _ in drafts)
+
+
+def _draft_key(d: Draft) -> tuple:
+    return (d.kind, tuple(d.params or ()), tuple(d.lengths or ()), d.expr, d.when)
 
 
 def _slug(name: str) -> str:

@@ -93,6 +93,7 @@ class ParamRow:
     non_contiguous: bool | None = None
     empty: bool | None = None
     cells: dict[str, str] = field(default_factory=dict)  # column key -> raw cell
+    inline: bool = False  # written as one "name(type, role): text" line (rules sit in the description)
 
 
 @dataclass

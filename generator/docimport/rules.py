@@ -497,7 +497,7 @@ class Mapper:
         if not names:
             return None
         p = b[m.end() :].strip()
-        m2 = re.fullmatch(r"(?:不等于|不为|不是|不在)\s*([\d、,，或和\s]+?)(?:之中|中)?", p)
+        m2 = re.fullmatch(r"(?:不等于|不为|不是|不在)\s*([\d、,，或和者及\s]+?)(?:之中|中)?", p)
         if m2:
             values = sorted({int(v) for v in re.findall(r"\d+", m2.group(1))})
             if values:
@@ -665,3 +665,113 @@ def _broadcast_equal(mapper: Mapper, out: str, sources: list[str]) -> str:
     rank = f"{out}.rank == max({a}.rank, {b}.rank)"
     dims = f"all({out}.shape[-1 - {i}] == ({_dim(a, i)} if {_dim(b, i)} == 1 else {_dim(b, i)}) for {i} in range({out}.rank))"
     return f"{rank} and {dims}"
+
+
+# --- rules stated in the parameter table ----------------------------------------------------
+
+_CONDITIONAL = re.compile(r"如果|当|若|对于|场景|时[，,]|时$|除|否则|可以为|可以是|可为|建议|默认")
+
+
+def usage_rules(mapper: Mapper, name: str, usage: str, code) -> list[Draft]:
+    """Rules a parameter's usage cell states outright ("长度仅支持1、2", "数值必须大于0", "取值范围为[1,65535]").
+
+    Sentences with a condition ("当…时", "对于一维卷积") or a permission ("可以为") are left as prose.
+    """
+    p = mapper.params.get(name)
+    if p is None or not usage:
+        return []
+    drafts: list[Draft] = []
+    for sentence in re.split(r"[。；;]", strip_markdown(usage)):
+        for clause in re.split(
+            r"[，,](?=\s*(?:数值|值|元素|长度|取值|数组长度|shape|数据类型|数据格式|dtype))", sentence
+        ):
+            s = clause.strip()
+            if not s or _CONDITIONAL.search(s):
+                continue
+            drafts += _usage_clause(mapper, p, s, code)
+    return drafts
+
+
+_SAME_AS = re.compile(
+    r"^(?P<what>数据类型|dtype|shape|数据格式)(?:和数据格式|和shape)?\s*(?:需要|必须|应)?\s*(?:与|和|同)\s*"
+    r"(?P<other>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的(?:数据类型|shape|数据格式))?\s*(?:保持)?\s*(?:一致|相同)"
+)
+
+
+def _usage_clause(mapper: Mapper, p: ParamInfo, s: str, code) -> list[Draft]:
+    text = s
+    m = _SAME_AS.match(s.strip())
+    if m and m.group("other") in mapper.params and m.group("other") != p.name:
+        other = mapper.params[m.group("other")]
+        kind = {"数据类型": "dtype_same", "dtype": "dtype_same", "shape": "shape_same", "数据格式": "format_same"}[
+            m.group("what")
+        ]
+        allowed = (ex.TENSOR, ex.SCALAR) if kind == "dtype_same" else (ex.TENSOR,)
+        if p.type in allowed and other.type in allowed:
+            return [Draft(kind, text, code, params=[other.name, p.name])]
+        return []
+    if p.type in ex.LISTS:
+        m = re.search(
+            r"(?:数组)?长度\s*(?:为|是|等于|必须为|必须是)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?维度\s*(?:减|-)\s*(\d+)$",
+            s,
+        )
+        if m and m.group(1) in mapper.params and mapper.params[m.group(1)].type == ex.TENSOR:
+            expr = f"len({p.name}) == {m.group(1)}.rank - {m.group(2)}"
+            return [Draft("expr", text, code, expr=expr)] if mapper.valid(expr) else []
+        m = re.search(
+            r"(?:数组)?(?:长度|size)\s*(?:仅支持|只支持|支持|固定为|必须为|必须是|为|是|等于)\s*(.+)$", s, re.I
+        )
+        if m:
+            body = re.sub(r"[（(][^()（）]*[)）]", "", m.group(1))
+            if re.fullmatch(r"[\d\s、,，或和者及]+", body):
+                values = sorted({int(v) for v in re.findall(r"\d+", body)})
+                if values:
+                    return [Draft("length_in", text, code, params=[p.name], lengths=values)]
+            return []
+        if p.type in (ex.INTS, ex.FLOATS):
+            m = re.search(
+                r"(?:数值|值|元素值|元素|每个元素)\s*(?:都)?\s*(必须大于等于|大于等于|不能小于|不小于|必须大于|大于|仅支持|只支持|必须为|必须是)\s*(-?\d+)\s*$",
+                s,
+            )
+            if m:
+                op = {
+                    "必须大于等于": ">=",
+                    "大于等于": ">=",
+                    "不能小于": ">=",
+                    "不小于": ">=",
+                    "必须大于": ">",
+                    "大于": ">",
+                }.get(m.group(1), "==")
+                expr = f"all(v {op} {m.group(2)} for v in {p.name})"
+                if mapper.valid(expr):
+                    return [Draft("expr", text, code, expr=expr)]
+        return []
+    value = f"{p.name}.value" if p.type == ex.SCALAR else p.name
+    if p.type not in (ex.INT, ex.FLOAT, ex.SCALAR):
+        return []
+    m = re.search(
+        r"(?:取值范围|支持范围|范围)\s*(?:为|是)?\s*\[\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*([\])])", s
+    )
+    if m:
+        high_op = "<=" if m.group(3) == "]" else "<"
+        expr = f"{m.group(1)} <= {value} {high_op} {m.group(2)}"
+        return [Draft("expr", text, code, expr=expr)] if mapper.valid(expr) else []
+    if p.type == ex.INT:
+        listed = re.findall(r"(?:^|[|｜、,，]|支持)\s*(-?\d+)\s*[（(:：]", s)
+        if len(listed) >= 2 and re.search(r"支持|枚举", s):
+            values = sorted({int(v) for v in listed})
+            expr = f"{p.name} in {values}"
+            return [Draft("expr", text, code, expr=expr)] if mapper.valid(expr) else []
+    m = re.search(r"(?:数值|值|取值)?\s*(必须大于等于|大于等于|不能小于|必须大于|大于)\s*(-?\d+(?:\.\d+)?)\s*$", s)
+    if m and (s.startswith(("数值", "值", "取值")) or p.type != ex.SCALAR):
+        op = {"必须大于等于": ">=", "大于等于": ">=", "不能小于": ">=", "必须大于": ">", "大于": ">"}[m.group(1)]
+        expr = f"{value} {op} {m.group(2)}"
+        return [Draft("expr", text, code, expr=expr)] if mapper.valid(expr) else []
+    return []
+
+
+def enum_values(usage: str) -> list[int]:
+    """The values of an enumeration listed as ``0：KEEP_DTYPE…1：…`` in a usage cell."""
+    found = re.findall(r"(?:^|[。；;，,\s]|枚举值如下[：:])\s*(\d+)\s*[：:]\s*[A-Z][A-Z0-9_]+", usage)
+    values = sorted({int(v) for v in found})
+    return values if len(values) >= 2 and values == list(range(values[0], values[-1] + 1)) else []

@@ -188,9 +188,8 @@ def read_param_lines(lines: list[tuple[int, str]], api: ApiFacts, facts: DocFact
             body = body.replace("undefinedundefined支持", "支持非连续的Tensor,数据格式支持").replace(
                 "undefined支持", "数据格式支持"
             )
-            current = ParamRow(
-                name=name, line=number, ctype=ctype, role="output" if "输出" in role or "出参" in role else "input"
-            )
+            role_key = "output" if "输出" in role or "出参" in role else "input"
+            current = ParamRow(name=name, line=number, ctype=ctype, role=role_key, inline=True)
             current.description = squash(body.replace("undefined", ""))
             _param_facts(current, body, vocab, matcher)
             api.rows.append(current)

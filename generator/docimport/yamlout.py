@@ -20,7 +20,7 @@ _FLOW_KEYS = {"products", "formats", "rank", "params", "dtypes", "lengths", "inf
 _FLOW_KEYS |= {"trigger", "boundary", "tolerance"}
 _FLOW_ITEM_PARENTS = {"dtypes"}  # lists of small mappings: one flow mapping per item
 _FLOW_VALUE_PARENTS = {"inputs", "expected"}  # example values: one flow value per key
-_MAX_FLOW = 110
+_MAX_FLOW = 118
 _RESERVED = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~", ""}
 _PRINTABLE = re.compile(r"[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _NUMBERISH = re.compile(
@@ -91,7 +91,7 @@ def _multiline(value) -> bool:
     return False
 
 
-def _use_flow(value, key, parent) -> bool:
+def _use_flow(value, key, parent, indent: int = 0) -> bool:
     if not isinstance(value, (dict, list, tuple)):
         return False
     if parent not in _FLOW_VALUE_PARENTS and parent not in _FLOW_ITEM_PARENTS and key not in _FLOW_KEYS:
@@ -103,7 +103,7 @@ def _use_flow(value, key, parent) -> bool:
     text = _flow(value)
     if parent in _FLOW_VALUE_PARENTS:
         return len(text) <= 400
-    if len(text) > _MAX_FLOW:
+    if len(text) + indent + len(str(key or "")) > _MAX_FLOW:
         return False
     if parent in _FLOW_ITEM_PARENTS:
         return True
@@ -136,7 +136,7 @@ def _emit_value(key, value, indent: int, parent, out: list[str], prefix: str) ->
     if not isinstance(value, (dict, list, tuple)):
         out.append(f"{pad}{prefix} {_scalar(value)}")
         return
-    if _use_flow(value, key, parent):
+    if _use_flow(value, key, parent, indent):
         out.append(f"{pad}{prefix} {_flow(value)}")
         return
     if isinstance(value, dict):
