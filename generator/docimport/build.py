@@ -369,6 +369,9 @@ class Builder:
             code = row.code
             en_text = en_rows[index].text if index < len(en_rows) and len(en_rows) == len(rows) else None
             mapped = mapper.map_row(row.text, code, row.line)
+            if row.products:
+                for d in mapped:
+                    d.products = [t for t in (d.products or self.products) if t in row.products] or list(row.products)
             if all(d.mapped for d in mapped):
                 self.coverage.error_rows_mapped += 1
             else:

@@ -13,7 +13,7 @@ import re
 
 from generator.docimport.facts import ErrorRow
 from generator.docimport.tables import Table
-from generator.docimport.text import cell_items, strip_tags
+from generator.docimport.text import strip_tags
 
 _NAME = re.compile(r"^\s*(ACLNN_[A-Z0-9_]+)\s*$")
 _CODE = re.compile(r"^\s*(\d{6})\s*$")
@@ -21,13 +21,23 @@ _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.、)）]|[（(]\d+[)）])\s*")
 
 
 def is_error_table(table: Table) -> bool:
-    heads = " ".join(strip_tags(c.html) for c in table.header).lower()
-    return ("错误码" in heads or "error code" in heads or "errorcode" in heads) and (
-        "返回" in heads or "return" in heads or "描述" in heads or "description" in heads
-    )
+    """The 返回码 | 错误码 | 描述 table (a wider table that also has 检查/规则 columns is something else)."""
+    heads = [strip_tags(c.html).strip().lower() for c in table.header]
+    joined = " ".join(heads)
+    if not ("错误码" in joined or "error code" in joined or "errorcode" in joined):
+        return False
+    if any(h in ("检查", "规则", "check", "rule", "序号", "no.") for h in heads):
+        return False
+    return any(h.startswith(("返回", "return")) for h in heads) or len(heads) == 3
 
 
-def read_table(table: Table, status_by_name: dict[str, int], status_by_value: dict[int, str], warn) -> list[ErrorRow]:
+_SUP = re.compile(r"<sup\b[^>]*>.*?</sup>", re.S | re.I)
+_LABELLED = re.compile(r"^\s*((?:<term>.*?</term>\s*(?:、|，|,|和|and)?\s*)+)[：:]\s*(.*)$", re.S)
+
+
+def read_table(
+    table: Table, status_by_name: dict[str, int], status_by_value: dict[int, str], warn, matcher=None
+) -> list[ErrorRow]:
     rows: list[ErrorRow] = []
     name: str | None = None
     code: int | None = None
@@ -48,16 +58,34 @@ def read_table(table: Table, status_by_name: dict[str, int], status_by_value: di
                 if name is None or status_by_name.get(name) != value:
                     name = status_by_value.get(value, name)
             else:
-                for item in cell_items(cell.html):
+                for item in _html_items(cell.html):
                     descriptions.append((item, cell.line))
-        for text, line in descriptions:
-            text = _NUMBERING.sub("", text).strip()
+        for item, line in descriptions:
+            products = None
+            labelled = _LABELLED.match(_NUMBERING.sub("", strip_tags_but_terms(item)))
+            if labelled and matcher is not None:
+                tags, unknown = matcher.tags_in(labelled.group(1))
+                if tags and not unknown:
+                    products, item = tags, labelled.group(2)
+            text = _NUMBERING.sub("", strip_tags(item)).strip()
+            text = re.sub(r"\s+", " ", text)
             if not text or text in ("-", "—"):
                 continue
             if name is None and code is None:
                 warn(line, f"error description '{text[:40]}' has no status code before it")
-            rows.append(ErrorRow(name, code, text, line))
+            rows.append(ErrorRow(name, code, text, line, products))
     return rows
+
+
+def _html_items(fragment: str) -> list[str]:
+    """The items of a description cell as HTML (``<li>``/``<br>`` split; footnote marks dropped)."""
+    fragment = _SUP.sub("", fragment)
+    parts = re.split(r"<\s*(?:br|/li|li|/?ul|/?ol|/?p)\b[^<>]*>", fragment, flags=re.I)
+    return [p.strip() for p in parts if strip_tags(p).strip()]
+
+
+def strip_tags_but_terms(fragment: str) -> str:
+    return re.sub(r"<(?!/?term>)[^<>]*>", "", fragment).strip()
 
 
 _INLINE = re.compile(r"(?:返回)?\s*(\d{6})\s*[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]\s*[:：]?")

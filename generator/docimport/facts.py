@@ -102,6 +102,7 @@ class ErrorRow:
     code: int | None
     text: str
     line: int
+    products: list[str] | None = None  # "<term>P1</term>、<term>P2</term>：text" rows
 
 
 @dataclass

@@ -273,7 +273,7 @@ def _workspace_section(src: Source, first: int, last: int, api: ApiFacts, facts:
         read_param_lines(lines, api, facts, ctx)
     for t in err_tables:
         api.error_table_found = True
-        api.errors += error_table.read_table(t, ctx.status_by_name, ctx.status_by_value, warn)
+        api.errors += error_table.read_table(t, ctx.status_by_name, ctx.status_by_value, warn, ctx.matcher)
     if not err_tables:
         rows = error_table.inline_errors(block, first, ctx.status_by_name)
         if rows:

@@ -118,9 +118,9 @@ class Mapper:
             if len(parts) > 1:
                 drafts = []
                 for part in parts:
-                    mapped = self._body(part, part if _has_subject(part, self) else original, code)
+                    mapped = self._body(part, original, code)
                     if mapped is None:
-                        drafts.append(self.unmapped(original if not _has_subject(part, self) else part, code))
+                        drafts.append(self.unmapped(original, code))
                     else:
                         drafts += mapped
             else:

@@ -77,7 +77,9 @@ def read_sample(code: str, first_line: int, api: str, params: list[tuple[str, st
     vectors: dict[str, list] = {}
     fills: dict[str, tuple[str | None, int | float]] = {}  # data var -> (shape var, fill value)
     plain: dict[str, object] = {}
-    for m in re.finditer(r"std::vector\s*<\s*([A-Za-z0-9_:]+)\s*>\s+([A-Za-z0-9_]+)\s*=\s*\{([^{}]*)\}", text):
+    for m in re.finditer(
+        r"std::(?:vector|array)\s*<\s*([A-Za-z0-9_:]+)\s*(?:,\s*\d+\s*)?>\s+([A-Za-z0-9_]+)\s*=\s*\{([^{}]*)\}", text
+    ):
         values = _values(m.group(3))
         if values is not None:
             vectors[m.group(2)] = values
@@ -144,14 +146,15 @@ def read_sample(code: str, first_line: int, api: str, params: list[tuple[str, st
         tensors[target] = value
     scalars: dict[str, SampleValue] = {}
     for m in re.finditer(
-        r"([A-Za-z0-9_]+)\s*=\s*aclCreateScalar\s*\(\s*&?\s*([A-Za-z0-9_]+)\s*,\s*(?:aclDataType::)?ACL_([A-Z0-9_]+)\s*\)",
+        r"([A-Za-z0-9_]+)\s*(?:=|\()\s*aclCreateScalar\s*\(\s*&?\s*([A-Za-z0-9_]+)\s*,\s*(?:aclDataType::)?ACL_([A-Z0-9_]+)\s*\)",
         text,
     ):
         value = plain.get(m.group(2))
         scalars[m.group(1)] = SampleValue("scalar", dtype=vocab.dtype(m.group(3)), value=value)
     arrays: dict[str, SampleValue] = {}
     for m in re.finditer(
-        r"([A-Za-z0-9_]+)\s*=\s*aclCreate(?:Int|Bool|Float)Array\s*\(\s*&?\(?\s*([A-Za-z0-9_]+)(?:\.data\(\)|\s*\[\s*0\s*\]\s*\))?\s*,\s*([A-Za-z0-9_]+)\s*\)",
+        r"([A-Za-z0-9_]+)\s*(?:=|\()\s*aclCreate(?:Int|Bool|Float)Array\s*\(\s*&?\(?\s*([A-Za-z0-9_]+)"
+        r"(?:\.data\(\)|\s*\[\s*0\s*\]\s*\))?\s*,\s*([A-Za-z0-9_]+(?:\.size\(\))?)\s*\)",
         text,
     ):
         source, count = m.group(2), m.group(3)
@@ -177,6 +180,8 @@ def read_sample(code: str, first_line: int, api: str, params: list[tuple[str, st
     args = _split_args(_balanced(text, call.end() - 1))
     for (name, ctype), arg in zip(params, args):
         var = re.sub(r"^\(.*?\)\s*", "", arg.strip()).lstrip("&*").strip()
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\(\))?)+", var):
+            var = var.split(".")[0]  # handle.get(), device.tensor.get()
         if var in ("nullptr", "NULL", "0") and "*" in ctype:
             facts.values[name] = SampleValue("null")
         elif var in tensors:

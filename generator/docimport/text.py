@@ -33,7 +33,7 @@ def cell_items(fragment: str) -> list[str]:
     """The text items of an HTML cell: ``<li>`` items and ``<br>``-separated lines, tags dropped."""
     marked = _BLOCK_BREAK.sub("\n", fragment)
     items = []
-    for line in strip_tags(marked).split("\n"):
+    for line in unescape_markdown(strip_tags(marked)).split("\n"):
         line = squash(line)
         if line:
             items.append(line)
@@ -66,14 +66,25 @@ def squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+_MARK = "\ue000"
+
+
+def unescape_markdown(text: str) -> str:
+    """``aclTensor\\*`` -> ``aclTensor*`` (Markdown backslash escapes of punctuation)."""
+    return _ESCAPED.sub(r"\1", text)
+
+
 def strip_markdown(text: str) -> str:
-    """Markdown inline markup to plain text: links keep their text, emphasis and code marks go."""
+    """Markdown inline markup to plain text: links keep their text, emphasis and code marks go,
+    backslash escapes give their character."""
+    text = _ESCAPED.sub(lambda m: _MARK + m.group(1), text)
     text = re.sub(r"!\[[^\[\]]*\]\([^()\s]*\)", "", text)
     text = re.sub(r"\[([^\[\]]*)\]\([^()\s]*\)", r"\1", text)
     text = re.sub(r"\*\*([^*]+)\*\*", r"\1", text)
     text = re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"\1", text)
     text = text.replace("`", "")
-    return strip_tags(text)
+    return strip_tags(text).replace(_MARK, "")
 
 
 # Separators between names in a list ("gradOutput、self或out"): the ideographic comma, commas,
