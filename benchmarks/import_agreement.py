@@ -95,7 +95,7 @@ def measure(project, docs: dict[str, Path]) -> list[Agreement]:
         result = Agreement(spec.op, path.name)
         module = None
         if mine is not None:
-            module = validator.module_for(validator.load_spec(mine.data, project.catalog), project.catalog)
+            module = validator.validator_module(mine.data, project.catalog)
         for case in cases_of(spec):
             args = arguments(spec, spec.example, case.overrides, with_data=False)
             want = status(curated, case.product, args)

@@ -139,6 +139,8 @@ def import_doc(
             continue
         result.specs.append(spec)
         result.messages += spec.messages
+    if not result.specs:
+        result.messages.append(Message(str(path), 1, "error", "nothing usable found"))
     return result
 
 

@@ -151,6 +151,8 @@ def _add_product(facts: DocFacts, ctx, label: str, supported: bool, line: int, n
             facts.warn(line, f'unknown product tag npu="{u}"')
         if tag is None and len(npu_tags) == 1:
             tag = npu_tags[0]
+            if label_text:
+                facts.warn(line, f"unknown product label '{label_text[:60]}'; npu=\"{npu}\" ({tag}) is used")
         elif tag is not None and npu_tags and tag not in npu_tags:
             facts.warn(line, f"product '{label_text}' contradicts npu=\"{npu}\"; the label is used")
     if tag is None:

@@ -65,6 +65,8 @@ def split_name_cell(text: str) -> tuple[str | None, str | None]:
 
 def role_of(text: str) -> str | None:
     t = strip_tags(text).strip().lower()
+    if re.fullmatch(r"输入\s*/\s*输出|input\s*/\s*output|入参\s*/\s*出参|inout|in/out", t):
+        return "inout"
     if t in ("输入", "input", "入参", "计算输入", "in"):
         return "input"
     if t in ("输出", "output", "出参", "计算输出", "out"):

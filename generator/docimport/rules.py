@@ -245,9 +245,9 @@ class Mapper:
         return None
 
     def _dtype(self, b, text, code):
-        if "数据类型" not in b and not re.search(r"dtype", b, re.I):
+        m = re.search(r"数据类型|(?<![A-Za-z0-9_])dtype(?![A-Za-z0-9_])", b, re.I)
+        if not m:
             return None
-        m = re.search(r"数据类型|dtype", b, re.I)
         subject, pred = b[: m.start()], b[m.end() :]
         names = self.names(subject)
         # Several attributes at once: "数据类型和数据格式不在支持的范围之内", "数据类型/数据格式…", "数据类型、数据格式和shape…"
@@ -352,7 +352,7 @@ class Mapper:
         ]
 
     def _format(self, b, text, code):
-        m = re.search(r"数据格式|format", b, re.I)
+        m = re.search(r"数据格式|(?<![A-Za-z0-9_])format(?![A-Za-z0-9_])", b, re.I)
         if not m:
             return None
         names = self.names(b[: m.start()]) or self.names(b[m.end() :])
@@ -409,7 +409,7 @@ class Mapper:
         return [Draft("expr", text, code, expr=expr)]
 
     def _shape(self, b, text, code):
-        m = re.search(r"shape", b, re.I)
+        m = re.search(r"(?<![A-Za-z0-9_])shape(?![A-Za-z0-9_])", b, re.I)
         if not m:
             return None
         subject, pred = b[: m.start()], b[m.end() :]
@@ -447,7 +447,7 @@ class Mapper:
         return None
 
     def _rank(self, b, text, code):
-        m = re.search(r"(?:的)?\s*(?:维度|dim|rank)", b, re.I)
+        m = re.search(r"(?:的)?\s*(?:维度|(?<![A-Za-z0-9_])(?:dim|rank)(?![A-Za-z0-9_]))", b, re.I)
         if not m:
             return None
         subject, pred = b[: m.start()], b[m.end() :]
@@ -490,7 +490,9 @@ class Mapper:
         return None
 
     def _length(self, b, text, code):
-        m = re.search(r"(?:的)?\s*(?:长度|元素个数|大小|size)\s*(?:仅支持|只能为)?", b, re.I)
+        m = re.search(
+            r"(?:的)?\s*(?:长度|元素个数|大小|(?<![A-Za-z0-9_])size(?![A-Za-z0-9_]))\s*(?:仅支持|只能为)?", b, re.I
+        )
         if not m:
             return None
         names = [n for n in self.names(b[: m.start()]) if self.params[n].type in ex.LISTS]

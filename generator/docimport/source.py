@@ -80,6 +80,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 def read(path: str, text: str) -> Source:
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    text = re.sub(r"[\ud800-\udfff]", "\ufffd", text)  # lone surrogates cannot be written as UTF-8
     lines = text.split("\n")
     src = Source(path, text, lines)
     fence_start, fence_mark = 0, ""

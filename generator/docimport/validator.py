@@ -62,10 +62,42 @@ def module_for(info, catalog) -> types.ModuleType:
     return module
 
 
+# Fields that hold prose (never rules): blanked in the spec a validator is built from.
+_PROSE = {"summary", "description", "formula", "deterministic", "usage", "shape", "text", "note", "resolution"}
+_DROPPED = {"constraints", "precision", "doc_issues", "review", "sources"}
+
+
+def rules_only(data):
+    """``data`` with every prose field replaced by a placeholder and commentary dropped.
+
+    The validator of an imported spec is built from this copy: it behaves the same (rules do not
+    read prose), and no doc sentence reaches the Python source that gets executed, however the
+    generator escapes it.
+    """
+    if isinstance(data, dict):
+        out = {}
+        for key, value in data.items():
+            if key in _DROPPED:
+                continue
+            if key in _PROSE and not (key == "shape" and isinstance(value, (list, str))):
+                out[key] = {"zh": "-"} if isinstance(value, dict) else "-"
+            else:
+                out[key] = rules_only(value)
+        return out
+    if isinstance(data, list):
+        return [rules_only(v) for v in data]
+    return data
+
+
+def validator_module(data: dict, catalog) -> types.ModuleType:
+    """The validator module of spec ``data`` (built from its rules only, see :func:`rules_only`)."""
+    return module_for(load_spec(rules_only(data), catalog), catalog)
+
+
 def validate(module, product: str, arguments: dict) -> None:
     """Run ``module.validate`` with keyword arguments by doc name (outputs left out are inferred)."""
     args = [arguments.get(name, module.MISSING if name in module.OUTPUTS else None) for name in module.PARAMS]
     module.validate(*args, product=product)
 
 
-__all__ = ["SpecError", "load_spec", "module_for", "validate"]
+__all__ = ["SpecError", "load_spec", "module_for", "rules_only", "validate", "validator_module"]
