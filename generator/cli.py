@@ -79,7 +79,7 @@ def _review_markers(project) -> list[Diagnostic]:
                 if isinstance(marker, str) and "review" in type(value).model_fields:
                     line, col = info.located.locate(path + ("review",))
                     dotted = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path + ("review",))
-                    diags.append(Diagnostic(file, line, col, dotted.replace(".[", "["), f"review: {marker}"))
+                    diags.append(Diagnostic(file, line, col, dotted.replace(".[", "["), marker))
                 for name in type(value).model_fields:
                     if name != "review":
                         walk(getattr(value, name), path + (name,), info, file)

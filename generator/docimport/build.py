@@ -967,7 +967,7 @@ def build_spec(
     constraints = _constraints(b, doc, api, en_doc)
     if constraints:
         data["constraints"] = constraints
-    data["example"] = _example(b, sample)
+    data["example"] = _example(b, sample, checks)
     if b.spec_review:
         data["review"] = "; ".join(b.spec_review)
     _self_check(b, data)
@@ -1011,15 +1011,31 @@ def _constraints(b: Builder, doc: DocFacts, api: ApiFacts, en: DocFacts | None) 
     return out
 
 
-def _example(b: Builder, sample) -> dict:
+def _indexed(b: Builder, checks: list[dict]) -> dict[str, int]:
+    """For each list parameter, the length the rules need (``outputMask[2]`` needs 3)."""
+    texts = [c.get(k, "") for c in checks for k in ("when", "expr")]
+    texts += [v for p in b.params if p.infer for v in p.infer.values()]
+    need: dict[str, int] = {}
+    for text in texts:
+        for name, index in re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\[(\d+)\]", text or ""):
+            need[name] = max(need.get(name, 0), int(index) + 1)
+    return need
+
+
+def _example(b: Builder, sample, checks: list[dict]) -> dict:
     values = sample.values if sample is not None else {}
     product = PREFERRED_PRODUCT if PREFERRED_PRODUCT in b.products else b.products[0]
     inputs: dict = {}
     all_from_sample = sample is not None
+    need = _indexed(b, checks)
     for p in b.params:
         if p.role == "output":
             continue
         value, from_sample = example_value(p, values.get(p.name), product)
+        if isinstance(value, list) and len(value) < need.get(p.name, 0):
+            fill = True if p.ctype == "const aclBoolArray*" else 1
+            value = value + [fill] * (need[p.name] - len(value))
+            from_sample = False
         all_from_sample = all_from_sample and from_sample
         inputs[p.name] = value
     example: dict = {"product": product, "inputs": inputs}

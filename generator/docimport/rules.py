@@ -110,7 +110,16 @@ class Mapper:
 
     def _clause(self, norm: str, original: str, code, line) -> list[Draft]:
         when, body = self._condition(norm)
-        if when is False:  # a condition we cannot read: keep the whole sentence
+        if when is False:
+            # "输出中包含偏差的梯度时，传入的gradBias是空指针": a null output is wrong only when it is computed.
+            drafts = self._null(re.sub(r"时$", "", body.strip().strip("。.")), original, code)
+            outputs = [p for d in drafts or [] for p in d.params or [] if self.params[p].role == "output"]
+            if drafts and len(drafts) == 1 and len(outputs) == 1 and re.search(r"输出|计算|求解", norm):
+                cond = self._mask_condition(outputs[0])
+                if cond is not None:
+                    drafts[0].when = cond
+                    drafts[0].review = f"condition '{cond}' read from the output mask; check it"
+                    return drafts
             return [self.unmapped(original, code, "the condition of this rule is not a clear comparison")]
         drafts = self._body(body, original, code)
         if drafts is None:
@@ -188,6 +197,7 @@ class Mapper:
         b = re.sub(r"时$", "", b).strip()
         for shape in (
             self._null,
+            self._empty,
             self._platform,
             self._dtype,
             self._format,
@@ -237,6 +247,16 @@ class Mapper:
             return cond if self.valid(cond) else None
         return None
 
+    def _empty(self, b, text, code):
+        m = re.fullmatch(r"(?P<s>.+?)\s*(?:为|是)\s*空\s*tensor", b, re.I)
+        if not m:
+            return None
+        names = self.tensors(self.names(m.group("s")))
+        if not names:
+            return None
+        expr = " and ".join(f"not {n}.empty" for n in names)
+        return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
+
     def _platform(self, b, text, code):
         if re.search(
             r"(平台|处理器|芯片|产品|硬件|soc).{0,6}不支持|不支持.{0,4}(当前)?(平台|处理器|芯片|产品)", b, re.I
@@ -250,6 +270,8 @@ class Mapper:
             return None
         subject, pred = b[: m.start()], b[m.end() :]
         names = self.names(subject)
+        if not pred.strip() and re.search(r"不是支持的|不支持的|非法的?$", subject):
+            return self._supported(names, text, code) if names else None
         # Several attributes at once: "数据类型和数据格式不在支持的范围之内", "数据类型/数据格式…", "数据类型、数据格式和shape…"
         attrs = re.match(r"^\s*(?:(?:和|与|、|/|或|及)\s*(数据格式|shape|维度))+", pred)
         extra: list[str] = []
@@ -457,6 +479,11 @@ class Mapper:
         if tensors and re.fullmatch(r"(?:数)?\s*(?:不一致|不相同|不同|不相等)", p) and len(tensors) >= 2:
             expr = " and ".join(f"{tensors[0]}.rank == {n}.rank" for n in tensors[1:])
             return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
+        if names and re.fullmatch(r"(?:数)?\s*不在支持(?:的)?范围(?:之)?内", p):
+            ranked = [n for n in tensors if self.params[n].rank]
+            if ranked and len(ranked) == len(names):
+                return [Draft("rank_supported", text, code, params=ranked)]
+            return None
         m2 = re.fullmatch(r"(?:数)?\s*(?:大于|超过|>)\s*(\d+)\s*维?(?:或者?\s*小于\s*(\d+)\s*维?)?", p)
         if tensors and m2:
             low = int(m2.group(2)) if m2.group(2) else 0
@@ -525,10 +552,38 @@ class Mapper:
         p = m.group("p").strip()
         p = re.sub(r"^(?:的)?(?:元素)?(?:数值|值)(?:中)?", "", p).strip()
         cond = _element_condition(p)
-        if cond is None:
+        if cond is not None:
+            expr = " and ".join(f"all({cond.format(v='v')} for v in {n})" for n in names)
+            return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
+        # "存在小于0或者大于kernelSize/2的数值": one rule per alternative.
+        m = re.fullmatch(r"存在(.+?)(?:的)?(?:数值|值|元素)?", p)
+        if not m or len(names) != 1:
             return None
-        expr = " and ".join(f"all({cond.format(v='v')} for v in {n})" for n in names)
-        return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
+        drafts = []
+        for alt in re.split(r"或者|或", m.group(1)):
+            alt = alt.strip().rstrip("的")
+            single = _element_condition("存在" + alt)
+            if single is not None:
+                expr = f"all({single.format(v='v')} for v in {names[0]})"
+            else:
+                expr = self._pairwise(names[0], alt)
+            if expr is None or not self.valid(expr):
+                drafts.append(self.unmapped(text, code))
+                continue
+            d = Draft("expr", text, code, expr=expr)
+            if single is None:
+                d.review = "compared element by element over the shorter of the two lists; check it"
+            drafts.append(d)
+        return drafts if any(d.mapped for d in drafts) else None
+
+    def _pairwise(self, name: str, alt: str) -> str | None:
+        """``大于kernelSize/2`` -> every element of ``name`` at most the same element of kernelSize / 2."""
+        m = re.fullmatch(r"(大于|小于|大于等于|小于等于)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:(/|\*)\s*(\d+))?", alt)
+        if not m or m.group(2) not in self.params or self.params[m.group(2)].type not in (ex.INTS, ex.FLOATS):
+            return None
+        ok = {"大于": "<=", "小于": ">=", "大于等于": "<", "小于等于": ">"}[m.group(1)]
+        other = f"{m.group(2)}[i]" + (f" {m.group(3)} {m.group(4)}" if m.group(3) else "")
+        return f"all({name}[i] {ok} {other} for i in range(min(len({name}), len({m.group(2)}))))"
 
     def _scalar_value(self, b, text, code):
         """Rules on one scalar or plain value ("negativeSlope是负数", "alpha小于0")."""
