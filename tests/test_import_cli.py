@@ -31,11 +31,28 @@ def test_writes_one_spec_per_api_with_a_coverage_line(tmp_path, capsys):
     assert sorted(p.name for p in out_dir.glob("*.yaml")) == ["inplace_leaky_relu.yaml", "leaky_relu.yaml"]
     lines = [ln for ln in out.splitlines() if "->" in ln]
     assert len(lines) == 2
-    assert all(re.search(r"params \d+/\d+, products \d+ listed .*error rows \d+/\d+ mapped to rules", ln) for ln in lines)
+    assert all(
+        re.search(r"params \d+/\d+, products \d+ listed .*error rows \d+/\d+ mapped to rules", ln) for ln in lines
+    )
     text = (out_dir / "leaky_relu.yaml").read_text(encoding="utf-8")
-    assert text.startswith("# yaml-language-server: $schema=../generated/schema/opspec.schema.json\nname: aclnnLeakyRelu\n")
+    assert text.startswith(
+        "# yaml-language-server: $schema=../generated/schema/opspec.schema.json\nname: aclnnLeakyRelu\n"
+    )
     keys = [ln.split(":")[0] for ln in text.splitlines() if re.match(r"^[a-z_]+:", ln)]
-    assert keys == ["name", "snake", "header", "summary", "description", "formula", "sources", "products", "deterministic", "params", "checks", "example"]
+    assert keys == [
+        "name",
+        "snake",
+        "header",
+        "summary",
+        "description",
+        "formula",
+        "sources",
+        "products",
+        "deterministic",
+        "params",
+        "checks",
+        "example",
+    ]
     assert "        - {products: [" in text  # dtype rules in flow style, as in specs/*.yaml
 
 
