@@ -53,6 +53,7 @@ def test_every_doc_imports(trees):
                 continue
             assert result.usable, (doc, [str(e) for e in errors])
             assert not errors, (doc, [str(e) for e in errors])
+            assert all(m.line >= 1 for m in result.messages), [str(m) for m in result.messages if m.line < 1]
 
 
 def test_every_tree_lints(trees):

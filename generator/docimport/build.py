@@ -131,9 +131,24 @@ class Builder:
         self.products: list[str] = []
         self.params: list[ParamDraft] = []
         self.spec_review: list[str] = []
+        self.check_lines: dict[str, int] = {}  # check id -> doc line of its error row
+        self.doc_issues: list[dict] = []
 
     def warn(self, line: int, message: str, level: str = "warning") -> None:
         self.messages.append(Message(self.doc.path, line, level, message))
+
+    def issue(self, ident: str, what: tuple[str, str], resolution: tuple[str, str]) -> None:
+        """Record a contradiction of the doc (a ``doc_issues`` entry: what it says, the reading used)."""
+        if any(i["id"] == ident[:64] for i in self.doc_issues):
+            return
+        self.doc_issues.append(
+            {
+                "id": ident[:64],
+                "source": "seed" if self.doc.format == "seed" else "doc",
+                "text": text(*what),
+                "resolution": text(*resolution),
+            }
+        )
 
     # --- products ---------------------------------------------------------------------
 
@@ -170,6 +185,17 @@ class Builder:
             if row.name not in names:
                 if proto:
                     self.warn(row.line, f"parameter '{row.name}' is in the table but not in the prototype; inserted")
+                    self.issue(
+                        f"missing-in-prototype-{_slug(row.name)}",
+                        (
+                            f"参数{row.name}出现在参数说明中，但函数原型中没有。",
+                            f"{row.name} is described but missing from the prototype.",
+                        ),
+                        (
+                            f"按参数说明的顺序插入{row.name}（在{previous or '开头'}之后）；请核对真实的函数签名。",
+                            f"{row.name} is inserted in the order of the parameter list; check the real signature.",
+                        ),
+                    )
                 index = names.index(previous) + 1 if previous in names else len(names)
                 order.insert(index, (row.name, None, row.line))
                 names.insert(index, row.name)
@@ -220,6 +246,14 @@ class Builder:
                             row.line,
                             f"'{name}' is {row.ctype} in the table but {proto_ctype} in the prototype; "
                             "the prototype is used",
+                        )
+                        self.issue(
+                            f"ctype-{_slug(name)}",
+                            (
+                                f"参数说明把{name}写成{row.ctype}，而函数原型是{proto_ctype}。",
+                                f"The parameter list types {name} as {row.ctype}; the prototype says {proto_ctype}.",
+                            ),
+                            (f"采用函数原型中的{ctype}。", f"The spec uses {ctype}, as in the prototype."),
                         )
             self.params.append(draft)
         self.coverage.params = len(self.params)
@@ -416,6 +450,7 @@ class Builder:
                 n += 1
             used.add(chosen)
             c["id"] = chosen
+            self.check_lines[chosen] = c.pop("_line") or self.api.line
         return checks
 
     def _shape_rules(self, drafts, mapper: Mapper):
@@ -559,7 +594,7 @@ class Builder:
                 c.when, c.review = d.when, d.review
                 out += self._check_dicts(c, en_text)
             return out
-        check: dict = {"id": "", "_id": _check_id(d), "kind": d.kind, "code": code_name}
+        check: dict = {"id": "", "_id": _check_id(d), "_line": d.line, "kind": d.kind, "code": code_name}
         if d.params:
             check["params"] = list(d.params)
         if d.dtypes:
@@ -608,7 +643,9 @@ class Builder:
                 same = [
                     c for c in candidates if c in values and values[c].kind == "tensor" and values[c].shape == out_shape
                 ]
-                source = same[0] if same else None
+                out_dtype = values[p.name].dtype
+                typed = [c for c in same if values[c].dtype == out_dtype]  # same shape and dtype first
+                source = (typed or same or [None])[0]
             else:
                 source = candidates[0] if candidates else None
             infer: dict = {}
@@ -967,6 +1004,8 @@ def build_spec(
     constraints = _constraints(b, doc, api, en_doc)
     if constraints:
         data["constraints"] = constraints
+    if b.doc_issues:
+        data["doc_issues"] = b.doc_issues
     data["example"] = _example(b, sample, checks)
     if b.spec_review:
         data["review"] = "; ".join(b.spec_review)
@@ -1068,7 +1107,7 @@ def _self_check(b: Builder, data: dict) -> None:
         except SpecError as exc:
             if not _repair(b, data, exc.diagnostics):
                 for d in exc.diagnostics:
-                    b.warn(0, f"the imported spec does not load: {d.path}: {d.message}", "error")
+                    b.warn(b.api.line, f"the imported spec does not load: {d.path}: {d.message}", "error")
                 return
             continue
         break
@@ -1078,7 +1117,7 @@ def _self_check(b: Builder, data: dict) -> None:
     try:
         module = validator.validator_module(data, ctx.catalog)
     except Exception as exc:  # noqa: BLE001 - a generator problem must not lose the import
-        b.warn(0, f"could not build the validator to check the example ({exc}); the example is unchecked")
+        b.warn(b.api.line, f"could not build the validator to check the example ({exc}); the example is unchecked")
         data["example"]["review"] = "the example could not be checked against the spec's own validator"
         return
     example = info.spec.example
@@ -1105,13 +1144,14 @@ def _self_check(b: Builder, data: dict) -> None:
             return
         check = next((c for c in data["checks"] if c["id"] == getattr(exc, "check", None)), None)
         if check is None or not check.get("enforced", True):
-            b.warn(0, f"the example does not validate ({exc}); check the example", "warning")
+            b.warn(_sample_line(b), f"the example does not validate ({exc}); check the example", "warning")
             data["example"]["review"] = f"the example does not validate: {exc}"
             return
         check["enforced"] = False
         note = "rejects the doc's own example, so it is not enforced: check the rule or the example"
         check["review"] = f"{check['review']}; {note}" if check.get("review") else note
-        b.warn(0, f"check '{check['id']}' rejects the doc's own example; kept unenforced for review", "note")
+        line = b.check_lines.get(check["id"], b.api.line)
+        b.warn(line, f"check '{check['id']}' rejects the doc's own example; kept unenforced for review", "note")
         try:
             module = validator.validator_module(data, ctx.catalog)
             validator.validate(module, product, args)
@@ -1121,6 +1161,10 @@ def _self_check(b: Builder, data: dict) -> None:
         except Exception as again:  # noqa: BLE001
             data["example"]["review"] = f"the example does not validate: {again}"
             return
+
+
+def _sample_line(b: Builder) -> int:
+    return b.api.sample.line if b.api.sample is not None else b.api.line
 
 
 def _repair(b: Builder, data: dict, diagnostics) -> bool:
