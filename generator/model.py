@@ -318,7 +318,8 @@ class Check(Strict):
     ``products`` restricts a check to some products and ``when`` to inputs where an expression
     holds. A null (nullable) parameter skips the checks that mention it. ``enforced: false``
     records a rule the doc states but CANN's code does not check: docs show it, validators skip it.
-    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead.
+    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead. ``review`` (also
+    on the spec, parameters, constraints and the example) says what a person must still curate.
     """
 
     id: str = Field(pattern=SLUG, max_length=64)

@@ -293,19 +293,25 @@ def mapper():
         ("gradOutput和self的shape不满足broadcast关系。", [("expr", None)]),
         ("平台不支持。", [("product_supported", None)]),
         ("当outputMask[0]为true，传入的gradInput是空指针时。", [("not_null", ["gradInput"])]),
+        ("reduction的取值不在[0, 2]范围内。", [("expr", "0 <= reduction <= 2")]),
+        ("reduction不是0、1、2中的一个。", [("expr", "reduction in [0, 1, 2]")]),
+        ("dim超出self的维度范围。", [("expr", "-max(self.rank, 1) <= dim < max(self.rank, 1)")]),
+        ("self的数据类型不属于支持的数据类型。", [("dtype_supported", ["self"])]),
+        ("padding中存在小于0或者大于kernelSize/2的数值。", [("expr", "all(v >= 0 for v in padding)"), ("expr", None)]),
+        ("gradOutput或self为空tensor。", [("expr", "not gradOutput.empty and not self.empty")]),
     ],
 )
 def test_sentence_to_rule(mapper, sentence, expected):
+    """``expected``: (kind, detail) per check; detail = its params (a list), its expr (a str) or None."""
     drafts = mapper.map_row(sentence, 161002, 1)
-    assert [
-        (d.kind, d.params if isinstance(e, list) or e is None else d.expr) for d, (_, e) in zip(drafts, expected)
-    ] == [
-        (k, e if e is not None else (d.params if isinstance(e, list) or e is None else d.expr))
-        for d, (k, e) in zip(drafts, expected)
-    ]
-    assert len(drafts) == len(expected)
-    assert all(d.mapped and d.enforced for d in drafts)
-    assert all(d.text == sentence for d in drafts)  # every part keeps the doc's whole sentence
+    assert [d.kind for d in drafts] == [kind for kind, _ in expected]
+    for d, (_, detail) in zip(drafts, expected):
+        if isinstance(detail, list):
+            assert d.params == detail
+        elif isinstance(detail, str):
+            assert d.expr == detail
+        assert d.mapped and d.enforced and mapper.valid(d.expr or "true")
+        assert d.text == sentence  # every part keeps the doc's whole sentence
 
 
 def test_when_clause(mapper):

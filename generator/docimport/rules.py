@@ -303,7 +303,7 @@ class Mapper:
         if re.match(
             r"^(?:的)?\s*(?:不在|不属于)?\s*(?:支持的?)?(?:范围|列表)(?:之)?内|^不在支持|^不支持|^不是支持|^不符合要求|^非法",
             p,
-        ) or re.search(r"不是支持的数据类型|不在支持的范围|不在支持范围|不在支持列表", p):
+        ) or re.search(r"不是支持的数据类型|(?:不在|不属于|不满足)(?:所)?支持的?(?:范围|列表|数据类型)", p):
             return self._supported(names, text, code)
         if re.match(r"^\s*(?:不一致|不相同|不同|不相等)", p) or re.search(r"^[^不]*?(?:不一致|不相同|不同)\s*$", p):
             others = self.names(p)
@@ -602,17 +602,33 @@ class Mapper:
         return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
 
     def _range(self, b, text, code):
+        name = r"^(?P<n>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?(?:值|取值|数值)?\s*"
         m = re.match(
-            r"^(?P<n>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?(?:值|取值)?\s*不在\s*(?P<lo>-?\d+)\s*(?:~|～|-|到|至)\s*(?P<hi>-?\d+)\s*(?:的)?范围(?:之)?内$",
+            name + r"(?:不在|超出|超过)\s*(?:取值)?(?:范围)?\s*"
+            r"(?:(?P<lo>-?\d+)\s*(?:~|～|-|到|至)\s*(?P<hi>-?\d+)|[\[［](?P<lo2>-?\d+)\s*[,，]\s*(?P<hi2>-?\d+)\s*(?P<close>[\]］)）]))"
+            r"\s*(?:的)?(?:范围)?(?:之)?(?:内|中)?$",
             b,
         )
         if m and m.group("n") in self.params:
             p = self.params[m.group("n")]
+            if p.type not in (ex.INT, ex.FLOAT, ex.SCALAR):
+                return None
             value = f"{p.name}.value" if p.type == ex.SCALAR else p.name
-            expr = f"{m.group('lo')} <= {value} <= {m.group('hi')}"
+            lo, hi = m.group("lo") or m.group("lo2"), m.group("hi") or m.group("hi2")
+            op = "<" if m.group("close") in (")", "）") else "<="
+            expr = f"{lo} <= {value} {op} {hi}"
             return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
         m = re.match(
-            r"^(?P<n>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?(?:值|取值)?\s*不在\s*(?P<t>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?维度范围(?:之)?内$",
+            name
+            + r"(?:不是|不为|不等于|不在)\s*(?P<vals>-?\d+(?:\s*(?:、|,|，|或者|或|和)\s*-?\d+)+)\s*(?:中的(?:一个|任意一个)|之一|中)?$",
+            b,
+        )
+        if m and m.group("n") in self.params and self.params[m.group("n")].type == ex.INT:
+            values = sorted({int(v) for v in re.findall(r"-?\d+", m.group("vals"))})
+            expr = f"{m.group('n')} in {values}"
+            return [Draft("expr", text, code, expr=expr)] if self.valid(expr) else None
+        m = re.match(
+            r"^(?P<n>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?(?:值|取值)?\s*(?:不在|超出|超过)\s*(?P<t>[A-Za-z_][A-Za-z0-9_]*)\s*(?:的)?维度(?:的)?范围(?:之)?内?$",
             b,
         )
         if m and m.group("n") in self.params and m.group("t") in self.params:
