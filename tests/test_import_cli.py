@@ -129,14 +129,13 @@ def test_an_imported_spec_without_kernel_validates_and_refuses_to_run(tmp_path, 
     import numpy as np
 
     from generator.docimport import import_doc
-    from generator.docimport.validator import load_spec, module_for
+    from generator.docimport.validator import validator_module
     from generator.runtime import AclnnError
     from tests.importing import context
 
     [spec] = import_doc(need(CURRENT / "aclnnSiluBackward.md"), context()).specs
     assert "kernel" not in spec.data
-    info = load_spec(spec.data, context().catalog)
-    module = module_for(info, context().catalog)
+    module = validator_module(spec.data, context().catalog)
     x = np.ones((2, 3), np.float32)
     module.validate(x, x, product="910b")
     with pytest.raises(AclnnError) as caught:

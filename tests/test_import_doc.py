@@ -338,8 +338,10 @@ def test_broadcast_rules_type_check(mapper):
         assert ex.parse(d.expr, mapper.scope).type == ex.BOOL
 
 
-def test_hostile_doc_text_is_only_data(tmp_path):
-    """Hostile strings in every prose spot of a doc come back exactly as YAML data."""
+def test_hostile_doc_text_is_only_data(tmp_path, monkeypatch):
+    """Hostile strings in prose spots of a doc come back exactly as YAML data, and none of them runs
+    while the importer checks the example against the spec's own validator."""
+    monkeypatch.chdir(tmp_path)
     from generator.docimport import dump_spec
     from generator.docimport.validator import load_spec
     from generator.yamlio import load_yaml
@@ -360,3 +362,4 @@ def test_hostile_doc_text_is_only_data(tmp_path):
         plain = re.sub(r"[\ud800-\udfff]", "\ufffd", re.sub(r"\s+", " ", safe)).strip()
         if plain.isprintable() and "\\" not in plain and "&" not in plain:
             assert plain in scale["description"]["zh"]
+    assert not (tmp_path / "pwned").exists()
