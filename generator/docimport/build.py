@@ -19,6 +19,7 @@ from generator.docimport.facts import ApiFacts, DocFacts, Message, ParamRow
 from generator.docimport.notes import statement_facts
 from generator.docimport.rules import PLACEHOLDER, Draft, Mapper, ParamInfo, enum_values, usage_rules
 from generator.docimport.shapes import shape_rules, symbolic_shape
+from generator.docimport.vocab import model_ctype
 from generator.model import TENSOR_CTYPES, snake_case
 
 SKIPPED = {"workspaceSize", "executor"}
@@ -208,8 +209,6 @@ class Builder:
                 self.warn(line, f"parameter '{name}' has no C type (no prototype, none in its table cell); skipped")
                 self.spec_review.append(f"params: '{name}' has no C type in the doc and is missing")
                 continue
-            from generator.docimport.vocab import model_ctype
-
             if raw.replace(" ", "") in ("aclTensor*",) and role_hint is None and proto_ctype:
                 role_hint = "output"
             inplace = role_hint == "inout"

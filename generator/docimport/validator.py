@@ -7,6 +7,7 @@ script to compare an uncurated import with a curated spec.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import types
 from functools import cache
@@ -31,9 +32,15 @@ def load_spec(data: dict, catalog, snake: str | None = None):
     path = _scratch() / f"{snake}.yaml"
     # JSON is YAML (flow style): as strict a read as the house-style text, and much faster to write.
     path.write_text(SCHEMA_LINE + "\n" + json.dumps(data, ensure_ascii=True), encoding="utf-8")
+    saved = os.environ.get("OPGEN_NO_CACHE")
+    os.environ["OPGEN_NO_CACHE"] = "1"  # a throw-away file: keep it out of the parse cache
     try:
         return load_op(path, catalog)
     finally:
+        if saved is None:
+            os.environ.pop("OPGEN_NO_CACHE", None)
+        else:
+            os.environ["OPGEN_NO_CACHE"] = saved
         path.unlink(missing_ok=True)
 
 
