@@ -261,6 +261,14 @@ class Builder:
 
     def _nullable(self) -> None:
         texts = " ".join(e.text for e in self.api.errors)
+        # "weight，runningMean，saveInvstd非空时…", "gradInput（非空时）": these may be null.
+        optional: set[str] = set()
+        for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*[（(]\s*非空时\s*[)）]", texts):
+            optional.add(m.group(1))  # "gradInput（非空时）": that one parameter
+        for m in re.finditer(
+            r"((?:[A-Za-z_][A-Za-z0-9_]*\s*(?:、|，|,|和|与|或)\s*)*[A-Za-z_][A-Za-z0-9_]*)\s*非空", texts
+        ):
+            optional.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", m.group(1)))  # "a，b，c非空时": the whole list
         for p in self.params:
             words = ((p.row.description + " " + p.row.usage) if p.row else "").lower()
             if p.name.endswith("Optional") or re.search(
@@ -268,7 +276,7 @@ class Builder:
                 words,
             ):
                 p.nullable = True
-            if re.search(rf"\b{re.escape(p.name)}\s*[（(]\s*非空时\s*[)）]|\b{re.escape(p.name)}\s*非空", texts):
+            if p.name in optional:
                 p.nullable = True
 
     def _tables(self) -> None:
