@@ -116,6 +116,12 @@ class StatusCatalog(Strict):
 # Operator specs
 
 
+# A review marker: set by `opgen import-doc` (and later `opgen sync`) on anything a person must
+# curate (a doc sentence kept verbatim, a guessed rule, a conflict). `opgen lint` accepts it;
+# `opgen lint --strict` reports each one as FILE:LINE:COL. Remove it once the item is curated.
+Review = Annotated[str, Field(min_length=1, max_length=4000)]
+
+
 class Text(Strict):
     """Prose in both languages. ``en`` may be missing (``opgen lint --strict`` reports it)."""
 
@@ -223,6 +229,7 @@ class Param(Strict):
     scalar: ScalarSpec | None = None
     value: ValueSpec | None = None
     infer: OutputInfer | None = None
+    review: Review | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Param:
@@ -343,7 +350,8 @@ class Check(Strict):
     ``products`` restricts a check to some products and ``when`` to inputs where an expression
     holds. A null (nullable) parameter skips the checks that mention it. ``enforced: false``
     records a rule the doc states but CANN's code does not check: docs show it, validators skip it.
-    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead.
+    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead. ``review`` (also
+    on the spec, parameters, constraints and the example) says what a person must still curate.
     """
 
     id: str = Field(pattern=SLUG, max_length=64)
@@ -364,6 +372,7 @@ class Check(Strict):
     doc_code: StatusRef | None = None
     note: Text | None = None
     cases: CheckCases | None = None
+    review: Review | None = None
 
     @model_validator(mode="after")
     def _fields_match_kind(self) -> Check:
@@ -384,6 +393,7 @@ class Check(Strict):
 class Constraint(Strict):
     text: Text
     products: list[ProductTag] | None = None
+    review: Review | None = None
 
 
 class DocIssue(Strict):
@@ -469,6 +479,7 @@ class Example(Strict):
     inputs: dict[str, ExampleValue]
     expected: dict[str, ExampleTensor] = {}
     tolerance: Tolerance = Tolerance()
+    review: Review | None = None
 
 
 class Kernel(Strict):
@@ -511,6 +522,7 @@ class OpSpec(Strict):
     doc_issues: list[DocIssue] = []
     kernel: Kernel | None = None
     example: Example
+    review: Review | None = None
 
     @field_validator("params")
     @classmethod
