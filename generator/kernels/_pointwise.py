@@ -34,10 +34,13 @@ __all__ = [
     "itemsize",
     "numel",
     "promote",
+    "store",
+    "to_dtype",
+    "widen",
     "zero_where",
 ]
 
-BLOCK = 1 << 14  # elements per block: 64 KiB per float32 buffer, a handful of them stay in L2
+BLOCK = 1 << 16  # elements per block: 256 KiB per float32 buffer; measured best (fewer NumPy calls, still in L2)
 
 F32 = np.dtype(np.float32)
 F16 = np.dtype(np.float16)
@@ -134,6 +137,28 @@ def _load(src: np.ndarray, buf: np.ndarray) -> np.ndarray:
     return buf
 
 
+def widen(array: np.ndarray, dtype=F32) -> np.ndarray:
+    """A new C-contiguous copy of ``array`` converted to ``dtype`` (same shape) with the fast block loaders."""
+    dtype = np.dtype(dtype)
+    flat = np.ascontiguousarray(array).reshape(-1)
+    out = np.empty(flat.shape, dtype)
+    for start in range(0, flat.size, BLOCK):
+        _load(flat[start : start + BLOCK], out[start : start + BLOCK])
+    return out.reshape(array.shape)
+
+
+def to_dtype(array: np.ndarray, dtype) -> np.ndarray:
+    """Round a float32 (or other compute-dtype) array once to ``dtype``, blockwise with the fast stores."""
+    dtype = np.dtype(dtype)
+    if array.dtype == dtype:
+        return array
+    flat = np.ascontiguousarray(array).reshape(-1)
+    out = np.empty(flat.shape, dtype)
+    for start in range(0, flat.size, BLOCK):
+        store(flat[start : start + BLOCK], out[start : start + BLOCK])
+    return out.reshape(array.shape)
+
+
 def _store_f16(src: np.ndarray, out: np.ndarray) -> None:
     """float32 block -> float16 block, round to nearest even, bit-identical to NumPy's cast.
 
@@ -166,8 +191,8 @@ def _store_f16(src: np.ndarray, out: np.ndarray) -> None:
     np.copyto(out.view(np.uint16), h, casting="unsafe")
 
 
-def _store(src: np.ndarray, out: np.ndarray) -> None:
-    """Write the compute-dtype block ``src`` into ``out`` (its final dtype), rounding once."""
+def store(src: np.ndarray, out: np.ndarray) -> None:
+    """Write the contiguous compute-dtype block ``src`` into ``out`` (same shape, its final dtype), rounding once."""
     if out.dtype == F16 and src.dtype == F32:
         _store_f16(src, out)
     else:
@@ -242,6 +267,8 @@ def blocked_map(
     result = np.empty(shape, dtype=result_dtype)
     if result.size == 0:
         return result
+    # Broadcast operands much smaller than the result are converted once, not once per block.
+    inputs = [widen(a, d) if a.size * 4 <= result.size and a.dtype != d else a for a, d in zip(inputs, loads)]
     run = _Runner(fn, loads, result_dtype, compute, scratch, block)
     if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
         flats, out = [a.reshape(-1) for a in inputs], result.reshape(-1)
@@ -287,4 +314,4 @@ class _Runner:
         else:
             ob = self.out_buf[:n]
             self.fn(ins, ob, tmps)
-            _store(ob, out)
+            store(ob, out)

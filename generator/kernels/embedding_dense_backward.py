@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import F32, acl_name, numel
+from generator.kernels._pointwise import F32, acl_name, numel, to_dtype, widen
 
 __all__ = ["cost", "embedding_dense_backward"]
 
@@ -112,7 +112,7 @@ def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad
             block_idx = idx[start : start + step]
             order = np.argsort(block_idx, kind="stable")
             sorted_idx = block_idx[order]
-            values = grad2[start : start + step][order].astype(F32, copy=False)
+            values = widen(grad2[start : start + step][order])
             heads = np.flatnonzero(np.concatenate(([True], sorted_idx[1:] != sorted_idx[:-1])))
             out[sorted_idx[heads]] += np.add.reduceat(values, heads, axis=0)
         if scale:
@@ -120,7 +120,7 @@ def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad
             np.divide(out, counts[:, None], out=out, where=counts[:, None] > 0)
     if 0 <= padding_idx < num_weights:
         out[padding_idx] = 0
-    return out.astype(dtype, copy=False)
+    return to_dtype(out, dtype)
 
 
 def cost(grad, indices, num_weights, padding_idx, scale_grad_by_freq, *, product=None) -> Cost:

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.kernels._common import FLOAT_DTYPES, Cost, from_compute
-from generator.kernels._pointwise import BLOCK, F32, numel
+from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._pointwise import BLOCK, F32, numel, store, widen
 
 __all__ = ["cost", "softmax_backward"]
 
@@ -80,13 +80,13 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
     with np.errstate(all="ignore"):
         for i in range(0, outer, rows):
             for j in range(0, inner, cols):
-                g = g3[i : i + rows, :, j : j + cols].astype(F32)
-                y = y3[i : i + rows, :, j : j + cols].astype(F32)
+                g = widen(g3[i : i + rows, :, j : j + cols])
+                y = widen(y3[i : i + rows, :, j : j + cols])
                 gy = np.multiply(g, y)
                 s = gy.sum(axis=1, keepdims=True, dtype=F32)
                 np.subtract(g, s, out=g)
                 np.multiply(g, y, out=g)
-                result[i : i + rows, :, j : j + cols] = from_compute(g, dtype)
+                store(g, result[i : i + rows, :, j : j + cols])
     return result.reshape(shape)
 
 
