@@ -77,16 +77,25 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
     # slabs of `rows` outer indices x `cols` inner indices, each about BLOCK elements
     cols = inner if d * inner <= BLOCK else max(1, BLOCK // d)
     rows = max(1, BLOCK // (d * cols))
+    half = dtype != F32
+    if inner == 1:  # rows are contiguous: reduce along the last axis (NumPy's fast reduction)
+        g3, y3, result3 = g3[:, :, 0], y3[:, :, 0], result[:, :, 0]
+        axis = 1
+    else:
+        result3, axis = result, 1
     with np.errstate(all="ignore"):
         for i in range(0, outer, rows):
             for j in range(0, inner, cols):
-                g = widen(g3[i : i + rows, :, j : j + cols])
-                y = widen(y3[i : i + rows, :, j : j + cols])
-                gy = np.multiply(g, y)
-                s = gy.sum(axis=1, keepdims=True, dtype=F32)
-                np.subtract(g, s, out=g)
-                np.multiply(g, y, out=g)
-                store(g, result[i : i + rows, :, j : j + cols])
+                index = (slice(i, i + rows), slice(None)) + ((slice(j, j + cols),) if inner != 1 else ())
+                g, y, res = g3[index], y3[index], result3[index]
+                if half:  # widen the slab once; float32 slabs are used in place
+                    g, y = widen(g), widen(y)
+                out = np.multiply(g, y) if half else np.multiply(g, y, out=res)
+                s = out.sum(axis=axis, keepdims=True, dtype=F32)
+                np.subtract(g, s, out=out)
+                np.multiply(out, y, out=out)
+                if half:
+                    store(out, res)
     return result.reshape(shape)
 
 
