@@ -26,9 +26,12 @@ Readings chosen where sources disagree
 * Formula.  ``aclnnGeluBackward`` has no ``approximate`` parameter (``aclnnGeluBackwardV2`` adds one).  The
   doc prints the derivative of the exact, erf-based GELU and then the tanh approximation of the forward.
   The op_api launches the ``GeluGrad`` kernel on every product (910, 310P, A2/A3 through the broadcast path,
-  950 through the regbase path, which broadcasts inside the kernel); CANN's ``GeluGrad`` kernel evaluates
-  the derivative of the tanh approximation, the formula above.  This kernel follows the kernel, not the
-  doc's erf formula; the two differ by at most about 1e-3 * |g| (largest near |x| = 2).
+  950 through the regbase path, which broadcasts inside the kernel).  That device kernel is not part of
+  the op_api sources; CANN's ``GeluGrad`` implementation evaluates the derivative of the tanh
+  approximation, the formula above (the reason ``aclnnGeluBackwardV2`` exists, with ``approximate``
+  "none" for the erf form).  This kernel follows the device kernel, not the doc's erf formula; the two
+  differ by at most about 1e-3 * |g| (largest near |x| = 2).  Should a device run show the erf
+  derivative, only ``_chain`` changes.
 * ``GeluGrad``'s third input (the forward output) is unused: the op_api passes ``gradOutput`` there.
 * Special values follow the IEEE float32 evaluation of the formula (PyTorch's order of operations):
   ``x = +-inf`` gives NaN (``inf * 0``), NaN propagates.
