@@ -18,6 +18,7 @@ from generator.model import (
     TENSOR_CTYPES,
     DtypeCatalog,
     FormatCatalog,
+    HeaderCatalog,
     OpSpec,
     Param,
     ProductCatalog,
@@ -30,7 +31,9 @@ CATALOG_FILES = {
     "dtypes": ("dtypes.yaml", DtypeCatalog),
     "formats": ("formats.yaml", FormatCatalog),
     "status_codes": ("status_codes.yaml", StatusCatalog),
+    "headers": ("headers.yaml", HeaderCatalog),
 }
+OPTIONAL_CATALOG_FILES = ("headers",)  # an absent optional catalogue is empty
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
 
 
@@ -42,6 +45,7 @@ class Catalog:
     dtypes: DtypeCatalog
     formats: FormatCatalog
     status_codes: StatusCatalog
+    headers: HeaderCatalog = field(default_factory=HeaderCatalog)
 
     @cached_property
     def product_tags(self) -> list[str]:
@@ -226,7 +230,10 @@ def load_catalog(specs_dir: Path) -> Catalog:
         path = specs_dir / "catalog" / filename
         file = display_path(path)
         if not path.is_file():
-            diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
+            if key in OPTIONAL_CATALOG_FILES:
+                parts[key] = model_cls()
+            else:
+                diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
             continue
         try:
             located = _read(path, file)
@@ -251,6 +258,8 @@ def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]
         ("dtypes", catalog.dtypes.dtypes, "name"),
         ("formats", catalog.formats.formats, "name"),
         ("status_codes", catalog.status_codes.status_codes, "name"),
+        ("headers", catalog.headers.headers, "file"),
+        ("headers", catalog.headers.headers, "guard"),
     ):
         seen = set()
         for i, item in enumerate(items):
@@ -259,6 +268,13 @@ def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]
                 file = display_path(specs_dir / "catalog" / CATALOG_FILES[key][0])
                 diags.append(Diagnostic(file, 0, 0, f"{key}[{i}].{attr}", f"duplicate {attr} '{value}'"))
             seen.add(value)
+    apis: set[str] = set()
+    for i, entry in enumerate(catalog.headers.headers):
+        for j, api in enumerate(entry.apis):
+            if api in apis:
+                file = display_path(specs_dir / "catalog" / CATALOG_FILES["headers"][0])
+                diags.append(Diagnostic(file, 0, 0, f"headers[{i}].apis[{j}]", f"'{api}' is listed by two headers"))
+            apis.add(api)
     return diags
 
 
@@ -377,6 +393,9 @@ class _CrossChecker:
         text = self.info.path.read_text(encoding="utf-8")
         if not text.startswith(SCHEMA_COMMENT):
             self.error((), f"the file must start with '{SCHEMA_COMMENT}...' so editors can check it")
+        for entry in self.catalog.headers.headers:  # CANN declares the API in one header (catalog/headers.yaml)
+            if self.spec.name in entry.apis and entry.file != self.spec.header:
+                self.error(("header",), f"CANN declares {self.spec.name} in '{entry.file}' (catalog/headers.yaml)")
 
     def _check_names(self) -> None:
         from generator.model import snake_case

@@ -53,7 +53,7 @@ class Dtype(Strict):
     bytes: int = Field(ge=0)
     kind: Literal["float", "int", "uint", "bool", "complex", "float8", "other"]
     numpy: str | None
-    c_host: str | None
+    c_host: CHost | None
     aliases: list[str] = []
 
 
@@ -70,6 +70,26 @@ class StatusCode(Strict):
     value: int
     zh: str
     en: str
+
+
+# The C host element types a sample may hold a dtype's values in (catalogue ``c_host``).
+CHost = Literal["bool", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+                "float", "double"]  # fmt: skip
+
+
+class HeaderEntry(Strict):
+    """A public aclnnop header as CANN ships it: its include guard, the standard headers it includes and
+    every API it declares (specs/catalog/headers.yaml). APIs with a spec are declared from their spec;
+    the others are named in a comment (generator.emit.cpp)."""
+
+    file: str = Field(pattern=r"^aclnnop/aclnn_[a-z0-9_]+\.h$", max_length=96)
+    guard: str = Field(pattern=r"^OP_API_INC_[A-Za-z0-9_]+_H_$", max_length=96)
+    system_includes: list[Literal["array", "cstdint", "string", "vector"]] = []
+    apis: list[Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$", max_length=96)]] = Field(min_length=1)
+
+
+class HeaderCatalog(Strict):
+    headers: list[HeaderEntry] = []
 
 
 class ProductCatalog(Strict):
