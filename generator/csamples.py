@@ -107,6 +107,7 @@ def target(generated_root: Path, *, sanitize: bool = False, jobs: int = 2) -> Ta
         "ASCEND_TOOLKIT_HOME": str(toolkit.home),
         "LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(toolkit.lib64), os.environ.get("LD_LIBRARY_PATH")])),
         "OPGEN_HOSTRT_CHECK_LEAKS": "1",
+        "OPGEN_HOSTRT_PYTHONPATH": hostrt.python_path(Path(generated_root)),
     }
     if sanitize:
         suppressions = toolkit.home / "lsan.supp"

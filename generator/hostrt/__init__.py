@@ -95,6 +95,12 @@ def _python() -> dict:
     return {"include": include, "libdir": libdir, "lib": f"python{version}", "shared": shared}
 
 
+def python_path(generated_root: Path) -> str:
+    """OPGEN_HOSTRT_PYTHONPATH for samples computing with the ``aclnn`` package of ``generated_root``
+    (the toolkit's ``lib64/opgen_python.path`` holds the value for the tree it was built from)."""
+    return os.pathsep.join(_python_path(Path(generated_root).resolve()))
+
+
 def _python_path(generated_root: Path) -> list[str]:
     """The folders the embedded interpreter needs: the generated ``aclnn`` package, ``generator``,
     NumPy and ml_dtypes (whatever site-packages they live in)."""
@@ -192,7 +198,7 @@ def build(generated_root: Path, *, sanitize: bool = False, jobs: int = 2, compil
         "units": units,
     }
     all_sources = [p for group in sources.values() for p in group]
-    key = _digest(common, python_path, *(p.name + "\0" + _digest(p.read_bytes()) for p in all_sources))
+    key = _digest(common, *(p.name + "\0" + _digest(p.read_bytes()) for p in all_sources))
     root = cache_dir()
     home = root / (("asan-" if sanitize else "") + key)
     toolkit = Toolkit(home, sanitize)

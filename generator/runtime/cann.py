@@ -33,6 +33,7 @@ from generator.runtime.values import Scalar, TensorDesc, acl_dtype_value, acl_fo
 LIBRARIES = ("libopapi.so", "libnnopbase.so", "libascendcl.so")
 MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST = 1, 2
 MALLOC_HUGE_FIRST = 0
+ACL_ERROR_REPEAT_INITIALIZE = 100002
 _SCALAR_CTYPES = {
     "FLOAT": ctypes.c_float,
     "DOUBLE": ctypes.c_double,
@@ -91,7 +92,9 @@ class Cann:
             register.restype = None
             register(self._callback)
         self.stream = ctypes.c_void_p()
-        self._call("aclInit", None)
+        status = self.function("aclInit")(None)
+        if status not in (0, ACL_ERROR_REPEAT_INITIALIZE):  # this process may have initialised ACL already
+            raise _runtime_error(f"aclInit failed with {status}: {self.recent_error()}")
         self._call("aclrtSetDevice", ctypes.c_int32(int(os.environ.get("ASCEND_DEVICE_ID", "0"))))
         self._call("aclrtCreateStream", ctypes.byref(self.stream))
 

@@ -2,8 +2,9 @@
  *
  * libascendcl.so loads this library the first time an operator runs in a process that registered no
  * compute callback (a sample). It starts an embedded interpreter (or uses the running one), puts the
- * folders listed in opgen_python.path (written next to this library by the build: the generated
- * `aclnn` package, the `generator` package, NumPy) at the front of sys.path and calls
+ * folders listed in OPGEN_HOSTRT_PYTHONPATH (':'-separated) or else in opgen_python.path (written next to
+ * this library by the build: the generated `aclnn` package, the `generator` package, NumPy) at the front
+ * of sys.path and calls
  * generator.runtime.cann.hostrt_compute(request), which computes with the operator's NumPy reference
  * kernel and writes the outputs into device memory.
  */
@@ -12,6 +13,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <string>
@@ -77,10 +79,22 @@ void Start()
         return;
     }
     std::vector<std::string> folders;
-    std::ifstream list(OwnFolder() + "/opgen_python.path");
-    for (std::string line; std::getline(list, line);) {
-        if (!line.empty()) {
-            folders.push_back(line);
+    const char* override = std::getenv("OPGEN_HOSTRT_PYTHONPATH");  // ':'-separated, wins over the file
+    if (override != nullptr && *override != '\0') {
+        std::string text = override;
+        for (size_t start = 0, end = 0; start <= text.size(); start = end + 1) {
+            end = text.find(':', start);
+            end = end == std::string::npos ? text.size() : end;
+            if (end > start) {
+                folders.push_back(text.substr(start, end - start));
+            }
+        }
+    } else {
+        std::ifstream list(OwnFolder() + "/opgen_python.path");
+        for (std::string line; std::getline(list, line);) {
+            if (!line.empty()) {
+                folders.push_back(line);
+            }
         }
     }
     PyObject* path = PySys_GetObject("path");  // borrowed

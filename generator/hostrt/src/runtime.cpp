@@ -382,6 +382,27 @@ OPGEN_EXPORT void opgen_hostrt_count(const char* kind, int delta)
     }
 }
 
+OPGEN_EXPORT long opgen_hostrt_live(const char* kind)
+{
+    State& state = Global();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (kind == nullptr) {
+        long total = 0;
+        for (const auto& entry : state.live) {
+            total += entry.second;
+        }
+        return total;
+    }
+    if (std::strcmp(kind, "device") == 0) {
+        return static_cast<long>(state.device.size());
+    }
+    if (std::strcmp(kind, "executor") == 0) {
+        return static_cast<long>(state.executors.size());
+    }
+    auto it = state.live.find(kind);
+    return it == state.live.end() ? 0 : it->second;
+}
+
 OPGEN_EXPORT aclOpExecutor* opgen_hostrt_new_executor(const char* request, const OpgenRegion* regions, size_t count)
 {
     aclOpExecutor* executor = new aclOpExecutor;

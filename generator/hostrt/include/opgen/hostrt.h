@@ -47,6 +47,9 @@ OPGEN_EXPORT const char* opgen_hostrt_product(void);
 // Live-handle accounting for the leak report (kind: "aclTensor", "aclScalar", ...).
 OPGEN_EXPORT void opgen_hostrt_count(const char* kind, int delta);
 
+// Live handles of a kind ("aclTensor", ...; nullptr: all kinds), "device" allocations or pending "executor"s.
+OPGEN_EXPORT long opgen_hostrt_live(const char* kind);
+
 // A memory region an operator reads or writes; checked against live device memory when it runs.
 typedef struct {
     const char* name;
