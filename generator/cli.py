@@ -144,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
 
     samples = sub.add_parser("samples", help="compile every generated C++ sample; --run: build, run and check them")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    samples.add_argument("--run", action="store_true", help="link against the host runtime (or ASCEND_TOOLKIT_HOME) and run")
+    samples.add_argument(
+        "--run", action="store_true", help="link against the host runtime (or ASCEND_TOOLKIT_HOME) and run"
+    )
     samples.add_argument("--sanitize", action="store_true", help="with --run: AddressSanitizer and UBSan builds")
     samples.add_argument("-j", "--jobs", type=int, default=2, help="compilers and samples run at once")
     samples.set_defaults(func=cmd_samples)

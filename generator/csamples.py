@@ -171,8 +171,16 @@ def compile_sample(
         code, out, err = _run(compile_command(path, tgt, cxx, None, std), timeout)
         return CompileResult(path, code == 0, (err + out).strip())
     key = hashlib.sha256(
-        "\0".join([path.read_text(encoding="utf-8", errors="replace"), tgt.label, std, str(tgt.sanitize), cxx,
-                   *map(str, tgt.includes)]).encode("utf-8", "surrogateescape")  # fmt: skip
+        "\0".join(
+            [
+                path.read_text(encoding="utf-8", errors="replace"),
+                tgt.label,
+                std,
+                str(tgt.sanitize),
+                cxx,
+                *map(str, tgt.includes),
+            ]
+        ).encode("utf-8", "surrogateescape")  # fmt: skip
     ).hexdigest()[:24]
     folder = _cache()
     folder.mkdir(parents=True, exist_ok=True)
@@ -210,9 +218,7 @@ def compile_samples(
         raise CompilerNotFoundError("no C++ compiler found (set CXX or install c++/g++/clang++)")
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(items)))) as pool:
         return list(
-            pool.map(
-                lambda p: compile_sample(p, tgt, std=std, link=link, compiler=cxx, timeout=timeout), items
-            )
+            pool.map(lambda p: compile_sample(p, tgt, std=std, link=link, compiler=cxx, timeout=timeout), items)
         )
 
 

@@ -625,7 +625,7 @@ class CRenderer(PythonRenderer):
 
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
-            name = self.names[n.id]
+            name = self.names.get(n.id, n.id)
             return {INTS: f"opgen::Ints({name})", BOOLS: f"opgen::Bools({name})", FLOATS: f"opgen::Floats({name})"}.get(
                 n.type, name
             )

@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 
 import aclnn  # noqa: F401 - installs the catalogue tables the runtime values use
-
 from generator import expr as ex
 from generator import hostrt
 from generator.loader import OpInfo, Project, load_project

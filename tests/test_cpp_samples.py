@@ -299,9 +299,9 @@ def test_every_host_dtype_compiles(tmp_path):
         )
     failed = {p.parent.parent.name: r.output for p, r in zip(paths, results, strict=True) if not r.ok}
     assert not failed
-    assert "std::vector<uint16_t> gradOutputHostData = ToBits({0.0f, 1.0f, 2.0f, 3.0f}, FloatToHalf);" in texts[
-        "FLOAT16"
-    ]
+    assert (
+        "std::vector<uint16_t> gradOutputHostData = ToBits({0.0f, 1.0f, 2.0f, 3.0f}, FloatToHalf);" in texts["FLOAT16"]
+    )
     assert "uint16_t alphaValue = FloatToBf16(1.0f);" in texts["BFLOAT16"]
     assert "std::vector<bool> gradInputHostData" in texts["BOOL"]
     assert "ToDouble(gradInputHostData, Bf16ToFloat)" in texts["BFLOAT16"]
@@ -393,7 +393,9 @@ def test_samples_are_clean_under_sanitizers_with_every_call_failing(tree, render
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(pool.map(inject, jobs))
-    bad = [(name, n, code, err[-2000:]) for name, n, code, err in outcomes if code != 1 or "injected failure" not in err]
+    bad = [
+        (name, n, code, err[-2000:]) for name, n, code, err in outcomes if code != 1 or "injected failure" not in err
+    ]
     assert not bad, bad[:3]
     assert len(outcomes) > 10 * len(english)
 

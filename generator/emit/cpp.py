@@ -98,8 +98,7 @@ PHRASES = {
         "product": "Product: {products}.",
         "products": "Products: {products}.",
         "layout": (
-            "The data layout of {params} depends on the product: this sample is for the products above; "
-            "{others}."
+            "The data layout of {params} depends on the product: this sample is for the products above; {others}."
         ),
         "other_sample": "{file} is the sample for {products}",
         "example": "Example: {text}",
@@ -142,7 +141,7 @@ PHRASES = {
         "print": "Prints an output that has no expected values.",
         "soc": (
             "The sample's data layout is product-specific: it checks the product first. aclrtGetSocName() "
-            "returns names such as \"Ascend910B1\"; the longest matching SoC version names the product."
+            'returns names such as "Ascend910B1"; the longest matching SoC version names the product.'
         ),
         "step_init": "1. Initialise ACL, device 0 and a stream. `acl` is declared first, so it is released last.",
         "step_soc": "The data layout below is product-specific: stop on another product.",
@@ -209,7 +208,7 @@ PHRASES = {
         "compare": "打印输出及其期望值，返回不一致的个数：|实际值 - 期望值|不得大于atol + rtol * |期望值|（NaN与NaN一致）。",
         "print": "打印没有期望值的输出。",
         "soc": (
-            "本示例的数据布局与产品相关，因此先检查产品。aclrtGetSocName()返回形如\"Ascend910B1\"的名称，"
+            '本示例的数据布局与产品相关，因此先检查产品。aclrtGetSocName()返回形如"Ascend910B1"的名称，'
             "以最长匹配的SoC版本确定产品。"
         ),
         "step_init": "1. 初始化ACL、device 0和一个stream。`acl`最先声明，因此最后释放。",
@@ -372,7 +371,12 @@ def _api_context(info: OpInfo, catalog: Catalog, names: dict[str, str]) -> dict:
         params.append({"doc": _lines(doc, WIDTH - 3, "    ")})
     phase1_args = [f"{p.ctype} {names[p.name]}" for p in spec.params]
     phase1_args += ["uint64_t* workspaceSize", "aclOpExecutor** executor"]
-    phase2_args = ["void* workspace", "uint64_t workspaceSize", "aclOpExecutor* executor", f"{spec.stream_ctype} stream"]
+    phase2_args = [
+        "void* workspace",
+        "uint64_t workspaceSize",
+        "aclOpExecutor* executor",
+        f"{spec.stream_ctype} stream",
+    ]
     products = ", ".join(f"{catalog.product(t).en} ({t})" for t in spec.products)
     return {
         "name": spec.name,
@@ -398,7 +402,9 @@ def header_contexts(project: Project, names: dict[str, dict[str, str]]) -> dict[
     for file, infos in sorted(by_file.items()):
         entry = entries.get(file)
         order = list(entry.apis) if entry else []
-        infos = sorted(infos, key=lambda i: (order.index(i.spec.name) if i.spec.name in order else len(order), i.spec.name))
+        infos = sorted(
+            infos, key=lambda i: (order.index(i.spec.name) if i.spec.name in order else len(order), i.spec.name)
+        )
         specced = {i.spec.name for i in infos}
         stem = file.rsplit("/", 1)[-1].removesuffix(".h")
         out[file] = {
@@ -901,8 +907,9 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
         "lang": lang,
         "C": {key: _lines(text, WIDTH - 7) for key, text in words.items()},
         "T": words,
-        "title": _lines(words["title"].format(name=spec.name) + ("" if lang == "zh" else " ") + _pick(spec.summary, lang),
-                        WIDTH - 3),
+        "title": _lines(
+            words["title"].format(name=spec.name) + ("" if lang == "zh" else " ") + _pick(spec.summary, lang), WIDTH - 3
+        ),
         "product_lines": _product_lines(info, catalog, entry, others, lang),
         "example_text": _lines(words["example"].format(text=_pick(example.text, lang)), WIDTH - 3, "  ")
         if example.text
@@ -978,9 +985,7 @@ def _product_lines(info: OpInfo, catalog: Catalog, entry: _SampleEntry, others: 
     lines = _lines(words[key].format(products=", ".join(names)), WIDTH - 3)
     if others:
         params = ", ".join(name for name, _ in entry.layout)
-        refs = "; ".join(
-            words["other_sample"].format(file=o.file, products=", ".join(o.products)) for o in others
-        )
+        refs = "; ".join(words["other_sample"].format(file=o.file, products=", ".join(o.products)) for o in others)
         lines += _lines(words["layout"].format(params=params, others=refs), WIDTH - 3)
     return lines
 

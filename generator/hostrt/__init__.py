@@ -214,7 +214,9 @@ def build(generated_root: Path, *, sanitize: bool = False, jobs: int = 2, compil
             fd, temp = tempfile.mkstemp(dir=objects_dir, suffix=".o.tmp")
             os.close(fd)
             try:
-                _run([*shlex.split(cxx), *flags, *includes, *extra, "-c", str(source), "-o", temp], f"compiling {source}")
+                _run(
+                    [*shlex.split(cxx), *flags, *includes, *extra, "-c", str(source), "-o", temp], f"compiling {source}"
+                )
                 _replace(Path(temp), obj)
             finally:
                 Path(temp).unlink(missing_ok=True)
