@@ -338,6 +338,9 @@ def expr_type(param: Param) -> str:
         return ex.TENSOR
     return {
         "const aclScalar*": ex.SCALAR,
+        "const aclTensorList*": "tensor[]",  # no rule can use it (no attributes); examples: lists of tensors
+        "const char*": "str",
+        "char*": "str",
         "const aclIntArray*": ex.INTS,
         "const aclBoolArray*": ex.BOOLS,
         "const aclFloatArray*": ex.FLOATS,
@@ -566,8 +569,18 @@ class _CrossChecker:
                 self.error(path, f"'{p.name}' is an aclScalar: give value and dtype")
                 return
             self._dtype(path + ("dtype",), value.dtype)
+        elif kind == "tensor[]":
+            if not isinstance(value, list) or not all(isinstance(v, ExampleTensor) for v in value):
+                self.error(path, f"'{p.name}' is an aclTensorList: give a list of tensors")
+                return
+            for i, item in enumerate(value):
+                self._dtype(path + (i, "dtype"), item.dtype)
+                self._format(path + (i, "format"), item.format)
+        elif kind == "str":
+            if not isinstance(value, str):
+                self.error(path, f"'{p.name}' is a string ({p.ctype}): give a string")
         elif kind in ex.LISTS:
-            if not isinstance(value, list):
+            if not isinstance(value, list) or any(isinstance(v, ExampleTensor) for v in value):
                 self.error(path, f"'{p.name}' is an array: give a list")
         elif kind == ex.BOOL and not isinstance(value, bool):
             self.error(path, f"'{p.name}' is a bool: give true or false")

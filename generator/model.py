@@ -423,15 +423,21 @@ def _example_kind(value: object) -> str:
     if isinstance(value, dict):
         return "ExampleTensor" if "shape" in value else "ExampleScalar"
     if isinstance(value, list):
-        return "ExampleList"
+        tensors = value and all(isinstance(v, (dict, ExampleTensor)) for v in value)
+        return "ExampleTensorList" if tensors else "ExampleList"
+    if isinstance(value, str):
+        return "ExampleString"
     return "ExampleNone" if value is None else "ExamplePlain"
 
 
-# An example input: a tensor, an aclScalar, an int/bool list, a plain value, or null.
+# An example input: a tensor, an aclScalar, an int/bool list, a list of tensors (aclTensorList), a string
+# (const char*), a plain value, or null.
 ExampleValue = Annotated[
     Annotated[ExampleTensor, Tag("ExampleTensor")]
     | Annotated[ExampleScalar, Tag("ExampleScalar")]
     | Annotated[list[bool | int], Tag("ExampleList")]
+    | Annotated[list[ExampleTensor], Tag("ExampleTensorList")]
+    | Annotated[str, Field(max_length=4096), Tag("ExampleString")]
     | Annotated[bool | int | float, Tag("ExamplePlain")]
     | Annotated[None, Tag("ExampleNone")],
     Discriminator(_example_kind),

@@ -219,13 +219,73 @@ def test_data_layouts_get_one_sample_per_product_group(rendered):
     assert "RunsOnTargetProduct" not in rendered["samples/en/elu_backward.cpp"]
 
 
-def test_out_of_range_example_value_is_reported():
+def test_out_of_range_example_value_is_a_located_error():
+    from generator.diagnostics import SpecError
     from generator.model import ExampleTensor
 
     info = _info("EluBackward")
     tensor = ExampleTensor(shape=[2], dtype="UINT8", data=[-1, 2])
-    with pytest.raises(cpp.SampleError, match="does not fit the host type uint8_t"):
+    with pytest.raises(SpecError) as error:
         _render_example(info, inputs=dict(info.spec.example.inputs, gradOutput=tensor))
+    (diag,) = error.value.diagnostics
+    assert diag.path == "example.inputs.gradOutput" and diag.line > 0 and diag.col > 0
+    assert "does not fit the host type uint8_t" in diag.message and diag.file.endswith("elu_backward.yaml")
+
+
+@needs_cxx
+def test_tensor_list_and_string_parameters(tmp_path):
+    """A const aclTensorList* (a list of example tensors; the list owns them) and a const char* (an escaped
+    string literal) in the header, the host-runtime unit and a sample that compiles."""
+    from tests.hostile.trees import spec_tree
+
+    def mutate(data):
+        data["params"].insert(
+            5,
+            {
+                "name": "extras",
+                "ctype": "const aclTensorList*",
+                "role": "input",
+                "nullable": True,
+                "description": {"zh": "张量列表", "en": "Tensors."},
+            },
+        )
+        data["params"].insert(
+            6,
+            {
+                "name": "mode",
+                "ctype": "const char*",
+                "role": "attribute",
+                "description": {"zh": "模式", "en": "A mode."},
+            },
+        )
+        data["example"]["inputs"]["extras"] = [
+            {"shape": [2], "dtype": "FLOAT", "data": [1, 2]},
+            {"shape": [1, 2], "dtype": "INT32", "data": [3, 4]},
+        ]
+        data["example"]["inputs"]["mode"] = 'fast"\\n??/ */'  # fmt: skip
+
+    project = load_project(spec_tree(tmp_path, "elu_backward", mutate))
+    files = cpp.files(project, environment())
+    header = files["aclnnop/aclnn_elu_backward.h"]
+    assert "const aclTensorList* extras, const char* mode" in " ".join(header.split())
+    sample = files["samples/en/elu_backward.cpp"]
+    assert 'const char* mode = "fast\\"\\\\n\\?\\?/ */";' in sample
+    assert "const aclTensor* extrasItems[] = {extrasItem0.tensor.get(), extrasItem1.tensor.get()};" in sample
+    assert "Handle<aclTensorList> extras(aclCreateTensorList(extrasItems, 2), aclDestroyTensorList);" in sample
+    assert "(void)extrasItem1.tensor.release();" in sample
+    assert "std::vector<int32_t> extrasItem1HostData = {3, 4};" in sample
+    root = _write(tmp_path / "gen", files)
+    target = csamples.syntax_target(root)
+    for rel in ("samples/en/elu_backward.cpp", "samples/zh/elu_backward.cpp"):
+        result = csamples.compile_sample(root / rel, target, link=False)
+        assert result.ok, result.output
+    unit = subprocess.run(
+        [*CXX.split(), "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", f"-I{csamples.INCLUDE_DIR}",
+         f"-I{csamples.hostrt.INTERNAL_INCLUDE}", f"-I{root / 'include'}", f"-I{root}", str(root / "hostrt/elu_backward.cpp")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert unit.returncode == 0, unit.stderr
+    assert 'request.Add("extras", extras);' in files["hostrt/elu_backward.cpp"]
 
 
 def test_null_input_and_unrequested_output():

@@ -86,7 +86,22 @@ RESERVED = SAMPLE_NAMES | cpp_checks.UNIT_LOCALS
 
 
 class SampleError(ValueError):
-    """The spec's example cannot be turned into a C++ sample; the message names what is missing."""
+    """The spec's example cannot be turned into a C++ sample; the message names what is missing.
+
+    ``path`` is the spec field at fault (``("example", "inputs", "x")``); :func:`files` turns the error
+    into a located :class:`~generator.diagnostics.SpecError`."""
+
+    def __init__(self, message: str, path: tuple = ("example",)):
+        super().__init__(message)
+        self.path = path
+
+
+def _located(info: OpInfo, exc: SampleError):
+    from generator.diagnostics import Diagnostic, SpecError, display_path
+
+    line, col = info.located.locate(exc.path) if info.located is not None else (0, 0)
+    dotted = ".".join(str(p) for p in exc.path)
+    return SpecError([Diagnostic(display_path(info.path), line, col, dotted, f"cannot build the C++ sample: {exc}")])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,6 +182,7 @@ PHRASES = {
         "failed": "FAILED: %d value(s) differ from the expected result\\n",
         "passed": "OK: every output matches its expected values\\n",
         "enum": "{value} = {name}",
+        "list_owns": "the list owns its tensors now: aclDestroyTensorList destroys them",
     },
     "zh": {
         "title": "{name}的调用示例。",
@@ -235,6 +251,7 @@ PHRASES = {
         "failed": "FAILED: %d value(s) differ from the expected result\\n",
         "passed": "OK: every output matches its expected values\\n",
         "enum": "{value} = {name}",
+        "list_owns": "tensor列表现在持有其中的tensor：aclDestroyTensorList会销毁它们",
     },
 }
 
@@ -256,11 +273,17 @@ def files(project: Project, env) -> dict[str, str]:
     unit = env.get_template("cpp/hostrt_op.cpp.j2")
     sample = env.get_template("cpp/sample.cpp.j2")
     index = []
+    errors = []
     for info in project.ops:
         out[f"hostrt/{info.spec.snake}.cpp"] = unit.render(
             **cpp_checks.unit_context(info, catalog, names[info.spec.name])
         )
-        for entry, contexts in _samples(info, catalog, names[info.spec.name], env).items():
+        try:
+            samples = _samples(info, catalog, names[info.spec.name], env)
+        except SampleError as exc:
+            errors += _located(info, exc).diagnostics
+            continue
+        for entry, contexts in samples.items():
             for lang, context in contexts.items():
                 path = f"samples/{lang}/{entry.file}"
                 out[path] = sample.render(**context)
@@ -273,6 +296,10 @@ def files(project: Project, env) -> dict[str, str]:
                         "run_product": entry.run_product,
                     }
                 )
+    if errors:
+        from generator.diagnostics import SpecError
+
+        raise SpecError(errors)
     out["samples/index.json"] = json.dumps({"samples": index}, ensure_ascii=False, indent=1) + "\n"
     out["include/opgen/catalog.h"] = env.get_template("cpp/opgen_catalog.h.j2").render(**catalog_context(catalog))
     return out
@@ -822,6 +849,109 @@ def _expected(info: OpInfo, catalog: Catalog, needs: _Needs, item: dict, words: 
         item["expected"] = [f"{decl}(GetShapeSize({local}Shape), {_double(expected.fill)});"]
 
 
+def _item(info: OpInfo, catalog: Catalog, needs: _Needs, masks: list, entry: _SampleEntry, lang: str, index: int,
+          p: Param, local: str, words: dict) -> dict:  # fmt: skip
+    """The sample item (template data) of one parameter."""
+    spec, example = info.spec, info.spec.example
+    what = f"{spec.name} example, parameter {p.name}"
+    value = example.inputs.get(p.name)
+    kind = expr_type(p)
+    if p.role == "output":
+        found = _output(info, index, p)
+        if found is None:
+            return _null(p, local, words["null_output"])
+        item = _tensor(catalog, needs, p, local, None, *found, words)
+        needs.bool_output |= item["host"] == "bool"
+        _expected(info, catalog, needs, item, words)
+        return item
+    if value is None:
+        if not p.nullable:
+            raise SampleError(f"{what}: the example gives no value and the parameter is not nullable")
+        return _null(p, local, words["null_optional"])
+    if p.ctype in ("const aclTensor*", "aclTensor*") and kind == ex.TENSOR:
+        if not isinstance(value, ExampleTensor):
+            raise SampleError(f"{what}: a tensor needs shape, dtype and data")
+        item = _tensor(catalog, needs, p, local, value, value.shape, value.dtype, _format_of(p, value), words)
+        if item["mask"]:
+            masks.append(_mask(info, p, value, entry.run_product, lang, catalog))
+            needs.shape_size = True
+        return item
+    if p.ctype == "const aclTensorList*":
+        if not isinstance(value, list) or not all(isinstance(v, ExampleTensor) for v in value):
+            raise SampleError(f"{what}: an aclTensorList needs a list of tensors")
+        tensors = []
+        for i, tensor in enumerate(value):
+            if tensor.mask_from_argmax is not None:
+                raise SampleError(f"{what}: a tensor of a list cannot be given as mask_from_argmax")
+            part = SimpleNamespace(name=f"{p.name}[{i}]", role="input")
+            tensors.append(
+                _tensor(
+                    catalog, needs, part, f"{local}Item{i}", tensor, tensor.shape, tensor.dtype, tensor.format, words
+                )  # fmt: skip
+            )
+        needs.handles = True
+        return {
+            "kind": "tensor_list",
+            "name": p.name,
+            "local": local,
+            "tensors": tensors,
+            "pointers": _wrapped(
+                f"const aclTensor* {local}Items[] = {{",
+                [f"{t['local']}.tensor.get()" for t in tensors],
+                "};",
+                WIDTH - 4,
+            )
+            if tensors
+            else [],
+            "create": _call_lines(
+                f"Handle<aclTensorList> {local}(aclCreateTensorList",
+                [f"{local}Items" if tensors else "nullptr", str(len(tensors))],
+                ", aclDestroyTensorList);",
+                WIDTH - 4,
+            ),
+        }
+    if p.ctype in ("const char*", "char*"):
+        if not isinstance(value, str):
+            raise SampleError(f"{what}: a {p.ctype} needs a string")
+        return {"kind": "string", "name": p.name, "local": local, "value": string_literal(value)}
+    if p.ctype == "const aclScalar*":
+        if not isinstance(value, ExampleScalar):
+            raise SampleError(f"{what}: an aclScalar needs value and dtype")
+        host, acl, to_bits = _host(catalog, value.dtype, what)
+        needs.handles = True
+        literal = needs.literal(value.value, "float" if to_bits else host)
+        if to_bits:
+            needs.to_bits.add(to_bits)
+            literal = f"{to_bits}({literal})"
+        return {
+            "kind": "scalar",
+            "name": p.name,
+            "local": local,
+            "host": host,
+            "value": literal,
+            "acl_dtype": acl,
+            "comment": _lines(words["scalar"].format(name=p.name, dtype=value.dtype), WIDTH - 7),
+        }
+    if p.ctype in ARRAY_CTYPES:
+        if not isinstance(value, list) or any(isinstance(v, ExampleTensor) for v in value):
+            raise SampleError(f"{what}: an array needs a list of values")
+        return _array(needs, p, local, value)
+    if p.ctype in PLAIN_CTYPES:
+        if isinstance(value, (list, dict, str)) or value is None:
+            raise SampleError(f"{what}: a {p.ctype} needs a plain value")
+        enum = {e.value: e.name for e in (p.value.enum or [])} if p.value else {}
+        note = comment(words["enum"].format(value=value, name=enum[value])) if value in enum else ""
+        return {
+            "kind": "plain",
+            "name": p.name,
+            "local": local,
+            "ctype": p.ctype,
+            "value": needs.literal(value, {"int": "int32_t"}.get(p.ctype, p.ctype)),
+            "note": note,
+        }
+    raise SampleError(f"{what}: the sample cannot build a {p.ctype} from the example")
+
+
 def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry: _SampleEntry, lang: str,
                     others: list[_SampleEntry]) -> dict:  # fmt: skip
     spec, example = info.spec, info.spec.example
@@ -830,66 +960,11 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
     items: list[dict] = []
     masks: list[dict] = []
     for index, p in enumerate(spec.params):
-        what = f"{spec.name} example, parameter {p.name}"
-        local = names[p.name]
-        value = example.inputs.get(p.name)
-        kind = expr_type(p)
-        if p.role == "output":
-            found = _output(info, index, p)
-            if found is None:
-                items.append(_null(p, local, words["null_output"]))
-                continue
-            item = _tensor(catalog, needs, p, local, None, *found, words)
-            needs.bool_output |= item["host"] == "bool"
-            _expected(info, catalog, needs, item, words)
-        elif value is None:
-            if not p.nullable:
-                raise SampleError(f"{what}: the example gives no value and the parameter is not nullable")
-            item = _null(p, local, words["null_optional"])
-        elif p.ctype in ("const aclTensor*", "aclTensor*") and kind == ex.TENSOR:
-            if not isinstance(value, ExampleTensor):
-                raise SampleError(f"{what}: a tensor needs shape, dtype and data")
-            item = _tensor(catalog, needs, p, local, value, value.shape, value.dtype, _format_of(p, value), words)
-            if item["mask"]:
-                masks.append(_mask(info, p, value, entry.run_product, lang, catalog))
-                needs.shape_size = True
-        elif p.ctype == "const aclScalar*":
-            if not isinstance(value, ExampleScalar):
-                raise SampleError(f"{what}: an aclScalar needs value and dtype")
-            host, acl, to_bits = _host(catalog, value.dtype, what)
-            needs.handles = True
-            literal = needs.literal(value.value, "float" if to_bits else host)
-            if to_bits:
-                needs.to_bits.add(to_bits)
-                literal = f"{to_bits}({literal})"
-            item = {
-                "kind": "scalar",
-                "name": p.name,
-                "local": local,
-                "host": host,
-                "value": literal,
-                "acl_dtype": acl,
-                "comment": _lines(words["scalar"].format(name=p.name, dtype=value.dtype), WIDTH - 7),
-            }
-        elif p.ctype in ARRAY_CTYPES:
-            if not isinstance(value, list):
-                raise SampleError(f"{what}: an array needs a list of values")
-            item = _array(needs, p, local, value)
-        elif p.ctype in PLAIN_CTYPES:
-            if isinstance(value, (list, dict)) or value is None:
-                raise SampleError(f"{what}: a {p.ctype} needs a plain value")
-            enum = {e.value: e.name for e in (p.value.enum or [])} if p.value else {}
-            note = comment(words["enum"].format(value=value, name=enum[value])) if value in enum else ""
-            item = {
-                "kind": "plain",
-                "name": p.name,
-                "local": local,
-                "ctype": p.ctype,
-                "value": needs.literal(value, {"int": "int32_t"}.get(p.ctype, p.ctype)),
-                "note": note,
-            }
-        else:
-            raise SampleError(f"{what}: the sample cannot build a {p.ctype} from the example")
+        field = ("example", "expected" if p.role == "output" else "inputs", p.name)
+        try:
+            item = _item(info, catalog, needs, masks, entry, lang, index, p, names[p.name], words)
+        except SampleError as exc:
+            raise SampleError(str(exc), exc.path if exc.path != ("example",) else field) from None
         items.append(item)
 
     args = [_argument(item) for item in items] + ["&workspaceSize", "&executor"]
@@ -918,7 +993,7 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
         "build": _build_lines(spec.snake if entry.file == f"{spec.snake}.cpp" else entry.file[:-4], words),
         "includes": includes,
         "features": {
-            "handles": needs.handles or any(i["kind"] in ("array", "scalar") for i in items),
+            "handles": needs.handles or any(i["kind"] in ("array", "scalar", "tensor_list") for i in items),
             "bool_tensor": needs.bool_tensor,
             "bool_output": needs.bool_output,
             "shape_size": needs.shape_size,
@@ -973,7 +1048,7 @@ def _array(needs: _Needs, p: Param, local: str, value: list) -> dict:
 def _argument(item: dict) -> str:
     if item["kind"] == "tensor":
         return f"{item['local']}.tensor.get()"
-    if item["kind"] in ("scalar", "array"):
+    if item["kind"] in ("scalar", "array", "tensor_list"):
         return f"{item['local']}.get()"
     return item["local"]
 

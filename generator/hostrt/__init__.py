@@ -172,6 +172,17 @@ def _replace(temp: Path, final: Path) -> None:
         shutil.rmtree(temp, ignore_errors=True) if temp.is_dir() else temp.unlink(missing_ok=True)
 
 
+def _write_python_path(path: Path, text: str) -> None:
+    """Record the Python folders of the tree last built for (a toolkit is shared by identical trees;
+    OPGEN_HOSTRT_PYTHONPATH overrides the file at run time)."""
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".path-")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temp, path)
+
+
 def build(generated_root: Path, *, sanitize: bool = False, jobs: int = 2, compiler: str | None = None) -> Toolkit:
     """Build (or reuse) the host runtime for the specs rendered under ``generated_root``.
 
@@ -203,6 +214,7 @@ def build(generated_root: Path, *, sanitize: bool = False, jobs: int = 2, compil
     home = root / (("asan-" if sanitize else "") + key)
     toolkit = Toolkit(home, sanitize)
     if (home / ".complete").is_file():
+        _write_python_path(home / "lib64" / "opgen_python.path", python_path)
         return toolkit
     objects_dir = root / "obj"
     objects_dir.mkdir(parents=True, exist_ok=True)
@@ -243,7 +255,7 @@ def build(generated_root: Path, *, sanitize: bool = False, jobs: int = 2, compil
              f"-L{python['libdir']}", f"-Wl,-rpath,{python['libdir']}", f"-l{python['lib']}"],
             "linking libopgen_python.so",
         )  # fmt: skip
-        (lib64 / "opgen_python.path").write_text(python_path, encoding="utf-8")
+        _write_python_path(lib64 / "opgen_python.path", python_path)
         include = staging / "include"
         shutil.copytree(PUBLIC_INCLUDE / "acl", include / "acl")
         shutil.copytree(PUBLIC_INCLUDE / "aclnn", include / "aclnn")
