@@ -60,14 +60,6 @@ class Toolkit:
     def lib64(self) -> Path:
         return self.home / "lib64"
 
-    def env(self, product: str | None = None) -> dict[str, str]:
-        """Environment for running a program against this toolkit (``product``: OPGEN_PRODUCT)."""
-        env = dict(os.environ, ASCEND_TOOLKIT_HOME=str(self.home))
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(self.lib64), env.get("LD_LIBRARY_PATH", "")]))
-        if product is not None:
-            env["OPGEN_PRODUCT"] = product
-        return env
-
 
 def cache_dir() -> Path:
     root = os.environ.get("OPGEN_CACHE_DIR", "").strip()

@@ -304,3 +304,18 @@ def test_a_renamed_parameter_builds_runs_and_checks(tmp_path):
     results = build_and_run(gen, [gen / "samples/en/elu_backward.cpp"])
     assert results[0].ok, results[0].compiled.output + results[0].stdout + results[0].stderr
     assert "stdout[0] = 2 (expected 2)" in results[0].stdout
+
+
+@pytest.mark.parametrize("c_host", ["float; int injected", "std::string", "", "int"])
+def test_a_bad_c_host_is_a_located_error(tmp_path, c_host):
+    """The catalogue's c_host (the sample's host element type) is a closed set of C types."""
+
+    def mutate(name, data):
+        if name == "dtypes":
+            data["dtypes"][0]["c_host"] = c_host
+
+    specs = spec_tree(tmp_path, "elu_backward", mutate_catalog=mutate)
+    with pytest.raises(SpecError) as error:
+        load_project(specs)
+    (diag,) = error.value.diagnostics
+    assert diag.file.endswith("dtypes.yaml") and diag.line > 0 and diag.col > 0 and "c_host" in diag.path
