@@ -649,6 +649,17 @@ int main()
         assert not bit.reshape(-1).view("<u2")[used:].any()
 
 
+def test_op_samples_for_doc_pages(rendered):
+    """What the docs emitter embeds: per op and page language, the example's product first."""
+    zh = cpp.op_samples(rendered, "aclnnMaxPool2dWithMaskBackward", "zh")
+    assert [s["path"] for s in zh] == [
+        "samples/zh/max_pool2d_with_mask_backward.cpp",
+        "samples/zh/max_pool2d_with_mask_backward_910_93.cpp",
+    ]
+    assert zh[0]["products"] == ["910"] and zh[0]["text"] == rendered[zh[0]["path"]]
+    assert [s["lang"] for s in cpp.op_samples(rendered, "aclnnEluBackward", "en")] == ["en"]
+
+
 def test_index_json_is_sorted_and_stable(rendered):
     index = json.loads(rendered["samples/index.json"])["samples"]
     assert [s["path"] for s in index] == [s["path"] for s in cpp.sample_index(rendered)]

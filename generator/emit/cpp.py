@@ -312,6 +312,16 @@ def sample_index(rendered: dict[str, str]) -> list[dict]:
     return json.loads(text)["samples"] if text else []
 
 
+def op_samples(rendered: dict[str, str], op: str, lang: str) -> list[dict]:
+    """The samples of one op (its aclnn name) in one language, the example's product first: the index
+    entries plus ``text``, the sample's source (what a doc page embeds, one per product data layout)."""
+    return [
+        {**entry, "text": rendered[entry["path"]]}
+        for entry in sample_index(rendered)
+        if entry["op"] == op and entry["lang"] == lang
+    ]
+
+
 def cpp_names(spec: OpSpec) -> dict[str, str]:
     """The C++ name of every parameter (headers, samples and host-runtime units agree)."""
     return identifiers([p.name for p in spec.params], RESERVED, DERIVED)
