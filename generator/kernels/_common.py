@@ -77,8 +77,50 @@ class Cost:
     kernel function; the runtime calls it before the kernel and refuses calls above its limits with an
     AclnnError naming ``param``. ``cost`` must be cheap, pure arithmetic on Python ints (never NumPy
     integers, which overflow) and must not raise on any arguments the validator accepts.
+
+    Unit of ``ops``: about one nanosecond of single-threaded work on this class of machine; the
+    runtime's default limit is 10**9 (about one second, ``ACLNN_MAX_OPS``) and 512 MiB
+    (``ACLNN_MAX_BYTES``). A plain count of elementary operations is the right order of magnitude;
+    kernels that want a closer estimate weigh their steps with the constants below.
     """
 
     bytes: int
     ops: int
     param: str
+
+
+#: One element of one NumPy element-wise pass (add, multiply, compare, copy, cast: 0.3 to 1 ns).
+OPS_PER_ELEMENT = 1
+#: One element read or written at a data-dependent position (np.take, bincount, scatter: 2 to 8 ns).
+OPS_PER_GATHER = 8
+#: Multiply-adds per op inside one large BLAS GEMM (float32 GEMMs run at 30 to 60 multiply-adds per ns).
+MACS_PER_OP = 16
+#: One Python-level loop iteration that issues a few NumPy calls (a few microseconds).
+OPS_PER_STEP = 5000
+
+
+def numel(shape) -> int:
+    """Number of elements of a shape, as a Python int (no overflow)."""
+    result = 1
+    for d in shape:
+        result *= int(d)
+    return result
+
+
+def int_values(values, count: int, *, empty=None) -> tuple[int, ...] | None:
+    """``values`` (None, an int or a sequence) expanded to ``count`` ints (one value is repeated), or
+    ``empty`` when there are none; None when it has another length. For ``cost`` functions: never raises."""
+    try:
+        if values is None:
+            vals = []
+        elif isinstance(values, (int, np.integer)):
+            vals = [int(values)]
+        else:
+            vals = [int(v) for v in values]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not vals:
+        return empty
+    if len(vals) == 1:
+        return tuple(vals) * count
+    return tuple(vals) if len(vals) == count else None

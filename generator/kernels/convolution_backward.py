@@ -67,12 +67,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, to_compute
+from generator.kernels._common import (
+    MACS_PER_OP,
+    OPS_PER_STEP,
+    Cost,
+    check_float,
+    from_compute,
+    int_values,
+    numel,
+    to_compute,
+)
 
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
 
-__all__ = ["convolution_backward", "round_hf32"]
+__all__ = ["convolution_backward", "cost", "round_hf32"]
 
 
 def round_hf32(array: np.ndarray, drop_bits: int = 12) -> np.ndarray:
@@ -236,6 +245,61 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
             np.matmul(w_k[kk], xv, out=tmp)
             acc += tmp
     return acc.reshape(groups * cyg, grid.cols)
+
+
+def cost(
+    grad_output,
+    input,  # noqa: A002
+    weight,
+    bias_sizes,
+    stride,
+    padding,
+    dilation,
+    transposed,
+    output_padding,
+    groups,
+    output_mask,
+    cube_math_type=0,
+    *,
+    emulate_precision=False,
+    hf32_drop_bits=12,
+) -> Cost:
+    """Memory and work of the grid scheme (see the module docstring), from shapes and attributes only."""
+    go, x, w = (tuple(int(d) for d in getattr(a, "shape", ())) for a in (grad_output, input, weight))
+    small = Cost(0, 0, "input")
+    ndim = len(x)
+    if ndim not in (3, 4, 5) or len(go) != ndim or len(w) != ndim:
+        return small
+    nsp = ndim - 2
+    strides, dil = int_values(stride, nsp), int_values(dilation, nsp)
+    pads = int_values(padding, 4) if nsp == 2 and padding is not None and len(padding) == 4 else None
+    lo = pads[0::2] if pads else int_values(padding, nsp)
+    kernel = w[2:]
+    if strides is None or dil is None or lo is None or min(strides) < 1 or min(dil) < 1 or min(lo) < 0:
+        return small
+    if min(kernel) < 1:
+        return small
+    groups = max(int(groups), 1)
+    mask = list(output_mask or ())[:3] + [False] * 3
+    x_size, y_size = (go[2:], x[2:]) if transposed else (x[2:], go[2:])
+    cx, cy = (go[1], x[1]) if transposed else (x[1], go[1])
+    span = [(k - 1) * d for k, d in zip(kernel, dil)]
+    lq = [max(o + q // s, -(-(p + xs) // s), 1) for o, q, p, xs, s in zip(y_size, span, lo, x_size, strides)]
+    cols = x[0] * numel(lq)
+    shift = sum((q // s) * numel(lq[i + 1 :]) for i, (q, s) in enumerate(zip(span, strides)))
+    total, phases, taps = cols + shift, numel(strides), numel(kernel)
+    inputs = numel(go) + numel(x) + numel(w)
+    grads = int(bool(mask[0])) + int(bool(mask[1]))
+    nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 8 * (cx + cy) * cols * grads
+    macs = taps * cy * (cx // groups) * cols
+    ops = grads * (macs // MACS_PER_OP + taps * (3 * (cx + cy) * cols + OPS_PER_STEP))
+    ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs
+    blowup = numel(lq) > 4 * max(numel(x_size), numel(y_size), 1)
+    if blowup:
+        param = "dilation" if sum(span) > sum(lo) else "padding"
+    else:
+        param = max((numel(go), "gradOutput"), (numel(x), "input"), (numel(w), "weight"))[1]
+    return Cost(nbytes, ops, param)
 
 
 def convolution_backward(

@@ -36,11 +36,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, to_compute
+from generator.kernels._common import Cost, check_float, from_compute, to_compute
 
-__all__ = ["elu_backward"]
+__all__ = ["cost", "elu_backward"]
 
 _BLOCK = 1 << 15  # elements per block: 128 KiB per float32 temporary, keeps the working set in L2
+
+
+def cost(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> Cost:
+    """Float32 copies of both inputs, the float32 result and its cast; about 12 passes per element."""
+    n = max(int(getattr(grad_output, "size", 0)), int(getattr(self_or_result, "size", 0)))
+    return Cost(bytes=16 * n + 8 * _BLOCK, ops=12 * n, param="gradOutput")
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> np.ndarray:

@@ -59,19 +59,26 @@ from __future__ import annotations
 import numpy as np
 
 from generator.kernels._common import (
+    OPS_PER_STEP,
+    Cost,
     check_float,
     from_compute,
+    int_values,
     normalize_pair,
+    numel,
+    pool_out_size,
     to_compute,
 )
 from generator.kernels.max_pool3d_with_argmax_backward import (
     check_pool_params,
     pooled_shape,
     scatter_add_planes,
+    scatter_cost,
     window_argmax,
 )
 
 __all__ = [
+    "cost",
     "decode_mask",
     "encode_mask",
     "mask_layout",
@@ -165,10 +172,12 @@ def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
     mask = np.asarray(mask)
     if mask.dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
         raise TypeError(f"indices must be an INT8 mask, got dtype {mask.dtype}")
-    raw = np.ascontiguousarray(mask).reshape(-1).view(np.uint8)
-    if raw.size < needed:
-        raise ValueError(f"indices holds {raw.size} bytes, the mask layout needs {needed}")
-    return raw
+    if mask.size < needed:
+        raise ValueError(f"indices holds {mask.size} bytes, the mask layout needs {needed}")
+    if not mask.flags.c_contiguous and mask.size > needed:
+        # Gather only the leading bytes the layout reads (C order), not a (maybe huge, zero-stride) mask.
+        return mask[np.unravel_index(np.arange(needed), mask.shape)].view(np.uint8)
+    return np.ascontiguousarray(mask).reshape(-1).view(np.uint8)
 
 
 def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
@@ -281,6 +290,41 @@ def max_pool2d_with_mask(self, kernel_size, stride, padding, dilation, ceil_mode
         out = from_compute(values.reshape(lead + (ho, wo)), self.dtype)
         argmax = argmax.reshape(lead + (ho, wo))
     return out, encode_mask(argmax, self.shape, kernel, stride_, pad, ceil_mode, layout=layout)
+
+
+def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b") -> Cost:
+    """A2 layout: one scatter like the 3-D kernel. Bit-mask layout: one pass over the 16-lane words and
+    the pooled gradient per window cell, into a padded float32 accumulator."""
+    shape = tuple(getattr(self, "shape", ()))
+    self_size, grad_size = numel(shape), int(getattr(grad_output, "size", 0))
+    small = Cost(0, 0, "self")
+    kernel = int_values(kernel_size, 2)
+    if kernel is None or len(shape) not in (3, 4) or min(kernel) <= 0:
+        return small  # the kernel refuses these arguments before allocating anything
+    try:
+        layout = mask_layout(product, kernel)
+    except ValueError:
+        return small
+    if layout == LAYOUT_A2:
+        nbytes, ops = scatter_cost(self_size, grad_size, numel(shape[-2:]))
+        return Cost(nbytes, ops, "self" if 6 * self_size >= 16 * grad_size else "gradOutput")
+    strides = int_values(stride, 2, empty=kernel)
+    pad = int_values(padding, 2)
+    if strides is None or pad is None or min(strides) <= 0 or min(pad) < 0:
+        return small
+    h, w = shape[-2:]
+    nc = self_size // max(h * w, 1)
+    ho = pool_out_size(h, kernel[0], strides[0], pad[0], 1, bool(ceil_mode))
+    wo = pool_out_size(w, kernel[1], strides[1], pad[1], 1, bool(ceil_mode))
+    if ho <= 0 or wo <= 0:
+        return small
+    hp = max(h + pad[0], (ho - 1) * strides[0] + kernel[0]) + pad[0]
+    wp = max(w + pad[1], (wo - 1) * strides[1] + kernel[1]) + pad[1]
+    cells = kernel[0] * kernel[1]
+    lanes = (nc + 15) // 16 * 16 * ho * wo  # pooled positions of every 16-channel lane group
+    nbytes = 4 * nc * hp * wp + 4 * grad_size + 8 * lanes + 6 * self_size
+    ops = cells * (6 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
+    return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
 
 def max_pool2d_with_mask_backward(

@@ -42,15 +42,20 @@ import itertools
 import numpy as np
 
 from generator.kernels._common import (
+    OPS_PER_GATHER,
+    OPS_PER_STEP,
+    Cost,
     check_float,
     from_compute,
     normalize_triple,
+    numel,
     pool_out_size,
     to_compute,
 )
 
 __all__ = [
     "check_pool_params",
+    "cost",
     "max_pool3d_with_argmax",
     "max_pool3d_with_argmax_backward",
     "pool_params",
@@ -198,6 +203,23 @@ def max_pool3d_with_argmax(self, kernel_size, stride, padding, dilation, ceil_mo
     x = to_compute(self).reshape((n * c,) + spatial)
     values, idx = window_argmax(x, kernel, stride_, pad, dil, out_sp)
     return from_compute(values.reshape(lead + out_sp), self.dtype), idx.astype(np.int32).reshape(lead + out_sp)
+
+
+def scatter_cost(self_size: int, grad_size: int, plane: int) -> tuple[int, int]:
+    """(bytes, ops) of :func:`scatter_add_planes` plus the float32 copies and the cast around it."""
+    nbytes = 6 * self_size + 16 * grad_size + 8 * max(plane, _BINS_PER_BLOCK)
+    planes = self_size // max(plane, 1)
+    steps = -(-planes // max(1, _BINS_PER_BLOCK // max(plane, 1)))
+    ops = OPS_PER_GATHER * grad_size + 4 * self_size + 4 * grad_size + OPS_PER_STEP * steps
+    return nbytes, ops
+
+
+def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode) -> Cost:
+    """A scatter of ``gradOutput`` into a float32 array like ``self``."""
+    shape = tuple(getattr(self, "shape", ()))
+    self_size, grad_size = numel(shape), int(getattr(grad_output, "size", 0))
+    nbytes, ops = scatter_cost(self_size, grad_size, numel(shape[-3:]))
+    return Cost(nbytes, ops, "self" if 6 * self_size >= 16 * grad_size else "gradOutput")
 
 
 def max_pool3d_with_argmax_backward(

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, to_compute
+from generator.kernels._common import OPS_PER_GATHER, OPS_PER_STEP, Cost, check_float, from_compute, numel, to_compute
 
 # Below this many active segments a round costs more in call overhead than np.add.at on the remaining rows.
 _MIN_ROUND_ROWS = 32
@@ -206,6 +206,42 @@ def _accumulate(corners, coef, g, mrow, offsets):
         for corner in range(4):
             np.add.at(acc[corner], grp, coef[corner, lo:hi, None] * rows)
     return acc, dots
+
+
+def _level_sizes(spatial_shape) -> list[tuple[int, int]] | None:
+    """(H, W) per level as Python ints, read without copying a large table; None if unreadable."""
+    shape = getattr(spatial_shape, "shape", ())
+    if len(shape) != 2 or shape[1] != 2 or shape[0] > 4096:
+        return None
+    try:
+        return [(int(h), int(w)) for h, w in spatial_shape.tolist()]
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def cost(value, spatial_shape, level_start_index, location, attn_weight, grad_output) -> Cost:
+    """Per level: the zero-padded level table and its gradient (2 x (H+2)(W+2) rows of C floats per
+    (batch, head)), O(samples) bookkeeping and 4 corners x C channels of gathers per sample."""
+    v = tuple(int(d) for d in getattr(value, "shape", ()))
+    loc = tuple(int(d) for d in getattr(location, "shape", ()))
+    levels = _level_sizes(spatial_shape)
+    if len(v) != 4 or len(loc) != 6 or levels is None:
+        return Cost(0, 0, "value")
+    bs, keys, nh, channels = v
+    samples = bs * loc[1] * nh * loc[4]  # per level
+    outputs = numel(v) + numel(loc) + numel(loc[:-1])
+    fixed = 8 * outputs + 4 * (numel(v) + numel(loc) + numel(loc[:-1]) + int(getattr(grad_output, "size", 0)))
+    worst_level = worst_table = 0
+    ops = 4 * outputs
+    for height, width in levels:
+        if height < 0 or width < 0:
+            return Cost(0, 0, "spatialShape")  # the kernel refuses negative sizes before allocating
+        table = bs * nh * (height + 2) * (width + 2) * channels
+        per_level = 8 * table + samples * (36 * channels + 160)
+        worst_level, worst_table = max(worst_level, per_level), max(worst_table, table)
+        ops += 6 * table + samples * (OPS_PER_GATHER * 8 * channels + 60) + OPS_PER_STEP * 20
+    param = "spatialShape" if worst_table > 4 * max(numel(v), 1) else ("location" if samples > keys else "value")
+    return Cost(fixed + worst_level, ops, param)
 
 
 def multi_scale_deformable_attention_grad(
