@@ -67,6 +67,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import (
     MACS_PER_OP,
     OPS_PER_STEP,
@@ -392,11 +393,16 @@ def convolution_backward(
         elif cube_math_type == 2 and promoted != _F16:
             gy, x, w = (_round_fp16(a) for a in (gy, x, w))
 
+    need_gi, need_gw, need_gb = mask
+    if _direct_applies(transposed, nsp, groups, c_in, c_out):
+        grad_input, grad_weight = _direct_grouped(gy, x, w, groups, stride_t, pad_lo, dilation_t, need_gi, need_gw)
+        grad_input = None if grad_input is None else from_compute(grad_input, np.dtype(input.dtype))
+        grad_weight = None if grad_weight is None else from_compute(grad_weight, np.dtype(weight.dtype))
+        return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     x_side, y_side = (gy, x) if transposed else (x, gy)
     x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
     grid = _Grid(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
     cxg, cyg = cx // groups, cy // groups
-    need_gi, need_gw, need_gb = mask
 
     # Weight per kernel offset: [K, groups, Cy/g, Cx/g], contiguous for BLAS.
     w_k = None
@@ -405,7 +411,7 @@ def convolution_backward(
     xbuf = grid.x_to_phases(x_side) if (need_gw or (need_gi and transposed)) else None
     ygrid = grid.y_to_grid(y_side) if (need_gw or (need_gi and not transposed)) else None
 
-    grad_input = grad_weight = grad_bias = None
+    grad_input = grad_weight = None
     if need_gi:
         if transposed:
             grad_input = grid.grid_to_y(_conv_into_y(grid, xbuf, w_k, groups), np.dtype(input.dtype))
@@ -415,8 +421,107 @@ def convolution_backward(
             del gxbuf
     if need_gw:
         grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
-    if need_gb:
-        grad_bias = from_compute(
-            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2).sum(axis=0), np.dtype(grad_output.dtype)
-        )
-    return grad_input, grad_weight, grad_bias
+    return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
+
+
+def _grad_bias(gy: np.ndarray, needed: bool, dtype) -> np.ndarray | None:
+    """``sum(grad_output)`` over N and space (pairwise float32 sums)."""
+    if not needed:
+        return None
+    n, c_out = gy.shape[:2]
+    return from_compute(gy.reshape(n, c_out, math.prod(gy.shape[2:])).sum(axis=2).sum(axis=0), np.dtype(dtype))
+
+
+# Direct (compiled) path for depthwise convolutions (one input channel per group, a channel multiplier of at
+# most _DIRECT_MAX_MULTIPLIER): per-tap GEMMs of 1 x m matrices waste BLAS, while a stencil loop touches each
+# operand a few times and needs no temporaries. 1-D and 2-D, not transposed. (With more channels per group the
+# per-row loop overhead outgrows the GEMM path, which stays in use there.)
+_DIRECT_MAX_MULTIPLIER = 4
+
+
+def _direct_applies(transposed: bool, nsp: int, groups: int, c_in: int, c_out: int) -> bool:
+    if transposed or nsp > 2 or not _accel.enabled():
+        return False
+    return c_in == groups and c_out // groups <= _DIRECT_MAX_MULTIPLIER and groups > 1
+
+
+def _direct_grouped(gy, x, w, groups, stride, pad_lo, dilation, need_gi, need_gw):
+    """Grouped conv backward by direct loops: returns float32 (grad_input, grad_weight) (None where not needed)."""
+    one_d = x.ndim == 3
+    if one_d:  # 1-D as 2-D with H = 1
+        gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
+        stride, pad_lo, dilation = (1, *stride), (0, *pad_lo), (1, *dilation)
+    gi = np.zeros(x.shape if need_gi else (0, 0, 0, 0), np.float32)
+    gw = np.zeros(w.shape if need_gw else (0, 0, 0, 0), np.float64)
+    _direct_grouped_compiled(
+        np.ascontiguousarray(gy), np.ascontiguousarray(x), np.ascontiguousarray(w), groups, stride[0], stride[1],
+        pad_lo[0], pad_lo[1], dilation[0], dilation[1], need_gi, need_gw, gi, gw,
+    )  # fmt: skip
+    grad_input = (gi[:, :, 0] if one_d else gi) if need_gi else None
+    grad_weight = (gw[:, :, 0] if one_d else gw).astype(np.float32) if need_gw else None
+    return grad_input, grad_weight
+
+
+@_accel.jit(fastmath={"reassoc", "contract"})
+def _direct_grouped_compiled(gy, x, w, groups, sh, sw, ph, pw, dh, dw, need_gi, need_gw, gi, gw):
+    """``gi[n, cx] += w[cy, cx', kh, kw] * gy[n, cy]`` shifted, ``gw[cy, cx', kh, kw] += sum gy[n, cy] * x[n, cx]``
+    shifted (float64 sums, in any order: ``reassoc`` lets them vectorise; no NaN/inf shortcuts).
+
+    Rows are addressed in flat views with unsigned offsets: NumPy-style negative-index wrap-around tests
+    on signed indices would keep LLVM from vectorising the row loops."""
+    n_, c_in, h, wd = x.shape
+    c_out, cxg, kh_, kw_ = w.shape
+    oh_, ow_ = gy.shape[2], gy.shape[3]
+    cyg = c_out // groups
+    gyf, xf = gy.reshape(-1), x.reshape(-1)
+    gif = gi.reshape(-1)
+    u = np.uint64
+    step = u(sw)
+    for b in range(n_):
+        for cy in range(c_out):
+            g = cy // cyg
+            for ci in range(cxg):
+                cx = g * cxg + ci
+                ybase = (b * c_out + cy) * oh_ * ow_
+                xbase = (b * c_in + cx) * h * wd
+                for kh in range(kh_):
+                    # output rows whose input row is inside the image
+                    oh_lo = 0
+                    while oh_lo < oh_ and oh_lo * sh - ph + kh * dh < 0:
+                        oh_lo += 1
+                    oh_hi = oh_
+                    while oh_hi > oh_lo and (oh_hi - 1) * sh - ph + kh * dh >= h:
+                        oh_hi -= 1
+                    for kw in range(kw_):
+                        wv = w[cy, ci, kh, kw]
+                        # output columns whose input column is inside the image
+                        lo = 0
+                        while lo < ow_ and lo * sw - pw + kw * dw < 0:
+                            lo += 1
+                        hi = ow_
+                        while hi > lo and (hi - 1) * sw - pw + kw * dw >= wd:
+                            hi -= 1
+                        count = hi - lo
+                        first = lo * sw + kw * dw - pw  # input column of output column lo (>= 0)
+                        acc = 0.0
+                        for oh in range(oh_lo, oh_hi):
+                            yb = u(ybase + oh * ow_ + lo)
+                            xb = u(xbase + (oh * sh - ph + kh * dh) * wd + first)
+                            if need_gi and need_gw and sw == 1:  # the common case, unit stride: vectorises
+                                for i in range(count):
+                                    gv = gyf[yb + u(i)]
+                                    gif[xb + u(i)] += wv * gv
+                                    acc += np.float64(gv) * np.float64(xf[xb + u(i)])
+                            elif need_gi and need_gw:
+                                for i in range(count):
+                                    gv = gyf[yb + u(i)]
+                                    gif[xb + u(i) * step] += wv * gv
+                                    acc += np.float64(gv) * np.float64(xf[xb + u(i) * step])
+                            elif need_gi:
+                                for i in range(count):
+                                    gif[xb + u(i) * step] += wv * gyf[yb + u(i)]
+                            elif need_gw:
+                                for i in range(count):
+                                    acc += np.float64(gyf[yb + u(i)]) * np.float64(xf[xb + u(i) * step])
+                        if need_gw:
+                            gw[cy, ci, kh, kw] += acc

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import (
     OPS_PER_STEP,
     Cost,
@@ -327,6 +328,40 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
 
+@_accel.jit
+def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
+    """Compiled bit-mask backward: the same float32 sums in the same order (window cell ``k`` outermost, so
+    every input cell receives its contributions in increasing ``k``) as the NumPy path, but it visits only
+    the set bits (lowest first, via a de Bruijn count of trailing zeros) and needs no temporaries."""
+    n, c1, kk, _ = words.shape
+    c, ho, wo = g.shape[1], g.shape[2], g.shape[3]
+    h, w = out.shape[2], out.shape[3]
+    debruijn = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                         31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # fmt: skip
+    for b in range(n):
+        for cb in range(c1):
+            for k in range(kk):
+                i = k // kw
+                j = k - i * kw
+                for t in range(ho * wo):
+                    word = np.uint32(words[b, cb, k, t])
+                    if word == 0:
+                        continue
+                    oh = t // wo
+                    ow = t - oh * wo
+                    hh = oh * sh - ph + i
+                    ww = ow * sw - pw + j
+                    if hh < 0 or hh >= h or ww < 0 or ww >= w:
+                        continue
+                    while word != 0:
+                        low = word & (np.uint32(0) - word)
+                        lane = debruijn[((low * np.uint32(0x077CB531)) & np.uint32(0xFFFFFFFF)) >> np.uint32(27)]
+                        word ^= low
+                        ch = cb * 16 + lane
+                        if ch < c:
+                            out[b, ch, hh, ww] += g[b, ch, oh, ow]
+
+
 def max_pool2d_with_mask_backward(
     grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b"
 ) -> np.ndarray:
@@ -351,6 +386,10 @@ def max_pool2d_with_mask_backward(
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     kk = kernel[0] * kernel[1]
     words = _v1_words(indices, n, c, kk, ho, wo)
+    if _accel.enabled():
+        grad_input = np.zeros((n, c, h, w), dtype=np.float32)
+        _v1_backward_compiled(words, g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input)
+        return from_compute(grad_input.reshape(self.shape), self.dtype)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]
     wp = max(w + pad[1], (wo - 1) * stride_[1] + kernel[1]) + pad[1]

@@ -41,6 +41,7 @@ import itertools
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import (
     OPS_PER_GATHER,
     OPS_PER_STEP,
@@ -100,6 +101,23 @@ def pooled_shape(spatial, kernel, stride, pad, dil, ceil_mode) -> tuple[int, ...
     return out
 
 
+@_accel.jit
+def _scatter_planes_compiled(values, index, plane_size, out, acc):
+    """Compiled :func:`scatter_add_planes`: the same float64 sums in the same order, one pass, no index
+    arrays. Returns False (leaving ``out`` partial) when an index is out of range."""
+    planes, length = values.shape
+    for p in range(planes):
+        acc[:] = 0.0
+        for j in range(length):
+            i = index[p, j]
+            if i < 0 or i >= plane_size:
+                return False
+            acc[i] += values[p, j]
+        for i in range(plane_size):
+            out[p, i] = np.float32(acc[i])
+    return True
+
+
 def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -> np.ndarray:
     """Per-plane scatter-add: ``out[p, index[p, j]] += values[p, j]``.
 
@@ -109,6 +127,11 @@ def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -
     planes, length = values.shape
     if planes == 0 or plane_size == 0 or length == 0:
         return np.zeros((planes, plane_size), dtype=np.float32)
+    if _accel.enabled() and values.dtype == np.float32 and index.dtype in (np.int32, np.int64):
+        out = np.empty((planes, plane_size), dtype=np.float32)
+        index = np.ascontiguousarray(index)
+        if _scatter_planes_compiled(np.ascontiguousarray(values), index, plane_size, out, np.empty(plane_size)):
+            return out
     lo, hi = int(index.min()), int(index.max())
     if lo < 0 or hi >= plane_size:
         raise ValueError(f"indices must lie in [0, {plane_size}), got range [{lo}, {hi}]")
