@@ -52,8 +52,12 @@ def _have_numba() -> bool:
 
 
 def enabled() -> bool:
-    """True when kernels should use their compiled helpers."""
-    mode = _state["forced"] or os.environ.get(ENV, "auto").strip().lower()
+    """True when kernels should use their compiled helpers (``ACLNN_KERNELS`` is read once)."""
+    mode = _state["forced"]
+    if mode is None:
+        if "env" not in _state:
+            _state["env"] = os.environ.get(ENV, "auto").strip().lower()
+        mode = _state["env"]
     if mode == "numpy":
         return False
     if mode == "compiled" and not _have_numba():

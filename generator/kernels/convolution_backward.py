@@ -61,6 +61,7 @@ result on the same rounded inputs, with the dtype's rtol and an atol scaled by t
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -153,11 +154,21 @@ class _Grid:
         self.offsets = []  # (phase index, flat shift) per kernel offset, in weight (C-order) order
         for kidx in itertools.product(*(range(k) for k in kernel)):
             pos = [ki * d for ki, d in zip(kidx, dilation, strict=True)]
-            phase = int(np.ravel_multi_index([p % s for p, s in zip(pos, stride, strict=True)], stride))
+            phase = 0
+            for p, s in zip(pos, stride, strict=True):  # C-order index of the phase (p % s per dim)
+                phase = phase * s + p % s
             shift = sum((p // s) * g for p, s, g in zip(pos, stride, grid_strides, strict=True))
             self.offsets.append((phase, shift))
         self.total = self.cols + max(shift for _, shift in self.offsets)
         self.phases = math.prod(stride)
+        self.slices = list(self._phase_slices())
+        self.offset_arrays = tuple(np.array(v, np.int64) for v in zip(*self.offsets))  # (phases, shifts)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=64)
+    def cached(n, x_size, y_size, kernel, stride, dilation, pad_lo) -> _Grid:
+        """The grid of a geometry, shared by calls with the same shapes (it holds no data)."""
+        return _Grid(n, x_size, y_size, kernel, stride, dilation, pad_lo)
 
     def _grid_view(self, rows2d: np.ndarray) -> np.ndarray:
         """``[C, >= cols]`` -> writable view ``[C, N, *Lq]`` of its first ``cols`` columns."""
@@ -182,7 +193,7 @@ class _Grid:
         """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]``."""
         buf = np.zeros((self.phases, x.shape[1], self.total), _F32)
         perm = (1, 0, *range(2, x.ndim))
-        for phase, xsl, gsl in self._phase_slices():
+        for phase, xsl, gsl in self.slices:
             self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)] = x[
                 (slice(None), slice(None), *xsl)
             ].transpose(perm)
@@ -191,7 +202,7 @@ class _Grid:
     def phases_to_x(self, buf: np.ndarray, dtype: np.dtype) -> np.ndarray:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype``."""
         out = np.empty((self.n, buf.shape[1], *self.x_size), dtype)
-        for phase, xsl, gsl in self._phase_slices():
+        for phase, xsl, gsl in self.slices:
             view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
             out[(slice(None), slice(None), *xsl)] = view.transpose(1, 0, *range(2, view.ndim))
         return out
@@ -209,11 +220,58 @@ class _Grid:
         return view.transpose(1, 0, *range(2, view.ndim)).astype(dtype)
 
 
+# Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
+# it stacks the offsets' operands, so it is used only while that stack stays below this many floats.
+_STACKED_MAX_FLOATS = 1 << 18
+
+
+def _stack_offsets(grid: _Grid, xbuf, groups) -> np.ndarray:
+    """``[groups, taps, Cx/g, cols]``: the x-side view of every kernel offset, copied side by side."""
+    cxg, taps = xbuf.shape[1] // groups, len(grid.offsets)
+    stack = np.empty((groups, taps, cxg, grid.cols), _F32)
+    if _accel.enabled():
+        _stack_compiled(xbuf, stack, *grid.offset_arrays)
+        return stack
+    for kk, (phase, shift) in enumerate(grid.offsets):
+        stack[:, kk] = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
+    return stack
+
+
+@_accel.jit
+def _stack_compiled(xbuf, stack, phases, shifts):
+    groups, taps, cxg, cols = stack.shape
+    for g in range(groups):
+        for kk in range(taps):
+            for ci in range(cxg):
+                src = xbuf[phases[kk], g * cxg + ci, shifts[kk] : shifts[kk] + cols]
+                dst = stack[g, kk, ci]
+                for j in range(cols):
+                    dst[j] = src[j]
+
+
+@_accel.jit
+def _unstack_add_compiled(xbuf, stack, phases, shifts):
+    """``xbuf[phase_k, c, shift_k + j] += stack[g, k, c', j]`` in increasing ``k`` (as the NumPy loop)."""
+    groups, taps, cxg, cols = stack.shape
+    for kk in range(taps):
+        for g in range(groups):
+            for ci in range(cxg):
+                dst = xbuf[phases[kk], g * cxg + ci, shifts[kk] : shifts[kk] + cols]
+                src = stack[g, kk, ci]
+                for j in range(cols):
+                    dst[j] += src[j]
+
+
 def _grad_weight(grid: _Grid, xbuf, ygrid, groups, kernel) -> np.ndarray:
     """``gw[cy, cxg, k] = sum_{n, o} y[n, cy, o] * x_pad[n, g*Cxg + cxg, o*s + k*d]`` -> ``[Cy, Cxg, *k]``."""
     cx, cy = xbuf.shape[1], ygrid.shape[0]
     cxg, cyg = cx // groups, cy // groups
     yg = ygrid.reshape(groups, cyg, grid.cols)
+    taps = len(grid.offsets)
+    if taps * cx * grid.cols <= _STACKED_MAX_FLOATS:
+        stack = _stack_offsets(grid, xbuf, groups)
+        res = np.matmul(yg, stack.reshape(groups, taps * cxg, grid.cols).transpose(0, 2, 1))
+        return res.reshape(groups, cyg, taps, cxg).transpose(0, 1, 3, 2).reshape(cy, cxg, *kernel)
     out = np.empty((len(grid.offsets), groups, cyg, cxg), _F32)
     for kk, (phase, shift) in enumerate(grid.offsets):
         xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
@@ -226,6 +284,16 @@ def _conv_transpose_into_x(grid: _Grid, ygrid, w_k, cx, groups) -> np.ndarray:
     cyg, cxg = w_k.shape[2], w_k.shape[3]
     yg = ygrid.reshape(groups, cyg, grid.cols)
     xbuf = np.zeros((grid.phases, cx, grid.total), _F32)
+    taps = len(grid.offsets)
+    if taps * cx * grid.cols <= _STACKED_MAX_FLOATS:
+        w_all = w_k.transpose(1, 0, 3, 2).reshape(groups, taps * cxg, cyg)  # [g, (k, cxg), cyg]
+        stack = np.matmul(w_all, yg).reshape(groups, taps, cxg, grid.cols)
+        if _accel.enabled():
+            _unstack_add_compiled(xbuf, stack, *grid.offset_arrays)
+            return xbuf
+        for kk, (phase, shift) in enumerate(grid.offsets):
+            xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += stack[:, kk]
+        return xbuf
     tmp = np.empty((groups, cxg, grid.cols), _F32)
     for kk, (phase, shift) in enumerate(grid.offsets):
         np.matmul(w_k[kk].transpose(0, 2, 1), yg, out=tmp)
@@ -236,6 +304,11 @@ def _conv_transpose_into_x(grid: _Grid, ygrid, w_k, cx, groups) -> np.ndarray:
 def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
     """Ordinary convolution ``Y = sum_k W_k @ X_k`` on the grid (gradient w.r.t. the y side)."""
     cyg, cxg = w_k.shape[2], w_k.shape[3]
+    taps = len(grid.offsets)
+    if taps * cxg * groups * grid.cols <= _STACKED_MAX_FLOATS:
+        stack = _stack_offsets(grid, xbuf, groups)
+        w_all = w_k.transpose(1, 2, 0, 3).reshape(groups, cyg, taps * cxg)  # [g, cyg, (k, cxg)]
+        return np.matmul(w_all, stack.reshape(groups, taps * cxg, grid.cols)).reshape(groups * cyg, grid.cols)
     acc = np.empty((groups, cyg, grid.cols), _F32)
     tmp = np.empty_like(acc)
     for kk, (phase, shift) in enumerate(grid.offsets):
@@ -401,7 +474,7 @@ def convolution_backward(
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     x_side, y_side = (gy, x) if transposed else (x, gy)
     x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
-    grid = _Grid(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
+    grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
     cxg, cyg = cx // groups, cy // groups
 
     # Weight per kernel offset: [K, groups, Cy/g, Cx/g], contiguous for BLAS.
