@@ -9,20 +9,21 @@ from __future__ import annotations
 import numpy as np
 
 OP = "MultiScaleDeformableAttentionGrad"
-_LEVELS = {
-    "small": ((32, 32), (16, 16), (8, 8), (4, 4)),
-    "realistic": ((100, 134), (50, 67), (25, 34), (13, 17)),
-    "large": ((100, 134), (50, 67), (25, 34), (13, 17)),
+_FULL = ((100, 134), (50, 67), (25, 34), (13, 17))  # strides 8..64 of an ~800x1066 image
+_HALF = ((50, 67), (25, 34), (13, 17), (7, 9))
+_TINY = ((32, 32), (16, 16), (8, 8), (4, 4))
+# (levels, batch, queries) per path and size; the encoder has one query per key (queries=None)
+_GEOMETRY = {
+    "DETR decoder": {"small": (_TINY, 1, 100), "realistic": (_FULL, 2, 300), "large": (_FULL, 4, 900)},
+    "encoder": {"small": (_TINY, 1, None), "realistic": (_HALF, 1, None), "large": (_FULL, 1, None)},
 }
-_BATCH = {"small": 1, "realistic": 2, "large": 4}
-_DECODER_QUERIES = {"small": 100, "realistic": 300, "large": 900}
 NH, NP, C = 8, 4, 32
 
 
 def _case(size: str, path: str) -> dict:
-    shapes, bs = _LEVELS[size], _BATCH[size]
+    shapes, bs, nq = _GEOMETRY[path][size]
     num_keys = sum(h * w for h, w in shapes)
-    nq = _DECODER_QUERIES[size] if path == "DETR decoder" else num_keys
+    nq = nq or num_keys
     levels = len(shapes)
 
     def setup() -> dict:
@@ -77,4 +78,4 @@ def torch_forward(value, shapes, location, attn_weight):
     return out.view(bs, nh * channels, nq).transpose(1, 2).contiguous()
 
 
-CASES = [_case(size, path) for path in ("DETR decoder", "encoder") for size in _LEVELS]
+CASES = [_case(size, path) for path, sizes in _GEOMETRY.items() for size in sizes]
