@@ -116,6 +116,12 @@ def jit(function=None, *, fastmath=False):
     return _Compiled(function, fastmath)
 
 
+def ready(array: np.ndarray, dtype=None) -> np.ndarray:
+    """``array`` as a C-contiguous, aligned array (of ``dtype``): compiled helpers get one specialisation per
+    type, so they are always called with such arrays (no surprise compilation for a strided or unaligned view)."""
+    return np.require(array, dtype, ("C", "A"))
+
+
 # ---------------------------------------------------------------------------------------------
 # float16 <-> float32 (NumPy's float16 casts run at 1 to 2 ns per element on this machine)
 
@@ -160,7 +166,7 @@ def _float32_to_half_bits(values, out):
 
 def half_to_float32(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """A float16 array as float32 (exact): a new C-contiguous array, or written into ``out`` (1-D, same size)."""
-    bits = np.ascontiguousarray(array).view(np.uint16).reshape(-1)
+    bits = ready(array).view(np.uint16).reshape(-1)
     target = np.empty(bits.size, np.float32) if out is None else out
     _half_bits_to_float32(bits, target)
     return target.reshape(array.shape) if out is None else target
@@ -169,7 +175,7 @@ def half_to_float32(array: np.ndarray, out: np.ndarray | None = None) -> np.ndar
 def float32_to_half(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """A float32 array rounded to float16 (nearest even, overflow to inf), like ``astype(np.float16)``;
     a new array, or written into ``out`` (a C-contiguous float16 array of the same size)."""
-    values = np.ascontiguousarray(array, dtype=np.float32).reshape(-1)
+    values = ready(array, np.float32).reshape(-1)
     target = np.empty(values.size, np.float16) if out is None else out
     _float32_to_half_bits(values, target.reshape(-1).view(np.uint16))
     return target.reshape(np.shape(array)) if out is None else target

@@ -527,7 +527,7 @@ def _direct_grouped(gy, x, w, groups, stride, pad_lo, dilation, need_gi, need_gw
     gi = np.zeros(x.shape if need_gi else (0, 0, 0, 0), np.float32)
     gw = np.zeros(w.shape if need_gw else (0, 0, 0, 0), np.float64)
     _direct_grouped_compiled(
-        np.ascontiguousarray(gy), np.ascontiguousarray(x), np.ascontiguousarray(w), groups, stride[0], stride[1],
+        _accel.ready(gy), _accel.ready(x), _accel.ready(w), groups, stride[0], stride[1],
         pad_lo[0], pad_lo[1], dilation[0], dilation[1], need_gi, need_gw, gi, gw,
     )  # fmt: skip
     grad_input = (gi[:, :, 0] if one_d else gi) if need_gi else None

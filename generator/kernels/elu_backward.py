@@ -158,8 +158,8 @@ def _elu_compiled(g, x, out, pos, neg_mul, neg_add, exp_scale, is_result):
 
 
 def _compiled_path(grad_output, self_or_result, pos, neg_mul, neg_add, exp_scale, is_result):
-    g = np.ascontiguousarray(grad_output).reshape(-1)
-    x = np.ascontiguousarray(self_or_result).reshape(-1)
+    g = _accel.ready(grad_output).reshape(-1)
+    x = _accel.ready(self_or_result).reshape(-1)
     dtype = grad_output.dtype
     if dtype == np.float32:
         out = np.empty(g.size, np.float32)

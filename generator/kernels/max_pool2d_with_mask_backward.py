@@ -388,7 +388,7 @@ def max_pool2d_with_mask_backward(
     words = _v1_words(indices, n, c, kk, ho, wo)
     if _accel.enabled():
         grad_input = np.zeros((n, c, h, w), dtype=np.float32)
-        _v1_backward_compiled(words, g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input)
+        _v1_backward_compiled(_accel.ready(words), g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]

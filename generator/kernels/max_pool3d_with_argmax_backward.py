@@ -129,8 +129,7 @@ def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -
         return np.zeros((planes, plane_size), dtype=np.float32)
     if _accel.enabled() and values.dtype == np.float32 and index.dtype in (np.int32, np.int64):
         out = np.empty((planes, plane_size), dtype=np.float32)
-        index = np.ascontiguousarray(index)
-        if _scatter_planes_compiled(np.ascontiguousarray(values), index, plane_size, out, np.empty(plane_size)):
+        if _scatter_planes_compiled(_accel.ready(values), _accel.ready(index), plane_size, out, np.empty(plane_size)):
             return out
     lo, hi = int(index.min()), int(index.max())
     if lo < 0 or hi >= plane_size:
