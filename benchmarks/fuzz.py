@@ -502,7 +502,12 @@ class _CompileCounter:
             def on_end(self, ev):
                 pass
 
-        event.register("numba:compile", _Listener())
+        self._listener, self._event = _Listener(), event
+        event.register("numba:compile", self._listener)
+
+    def close(self):
+        if hasattr(self, "_listener"):
+            self._event.unregister("numba:compile", self._listener)
 
 
 def warm_up(plans) -> float:
@@ -571,6 +576,7 @@ def fuzz(calls: int, seed: int = 0, *, ops=None, max_seconds: float = 1.0, repla
                 summary.compiling.append(what)
             else:
                 summary.slow.append(what)
+    compiles.close()
     return summary
 
 

@@ -117,9 +117,10 @@ def jit(function=None, *, fastmath=False):
 
 
 def ready(array: np.ndarray, dtype=None) -> np.ndarray:
-    """``array`` as a C-contiguous, aligned array (of ``dtype``): compiled helpers get one specialisation per
-    type, so they are always called with such arrays (no surprise compilation for a strided or unaligned view)."""
-    return np.require(array, dtype, ("C", "A"))
+    """``array`` as a C-contiguous, aligned, writeable array (of ``dtype``): Numba compiles one specialisation
+    per array type (layout, alignment, read-only flag), so compiled helpers are always called with such arrays
+    (no surprise compilation for a strided, unaligned or read-only view; the rare such input is copied)."""
+    return np.require(array, dtype, ("C", "A", "W"))
 
 
 # ---------------------------------------------------------------------------------------------

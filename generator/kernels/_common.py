@@ -36,7 +36,7 @@ def to_compute(array: np.ndarray, dtype: np.dtype = FLOAT32) -> np.ndarray:
 
         if _accel.enabled():
             return _accel.half_to_float32(array)  # exact, 4x faster than NumPy's cast here
-    return np.require(array, dtype, ("C", "A"))  # C-contiguous and aligned (compiled helpers rely on both)
+    return np.require(array, dtype, ("C", "A", "W"))  # contiguous, aligned, writeable: see _accel.ready
 
 
 def from_compute(array: np.ndarray, dtype: np.dtype) -> np.ndarray:

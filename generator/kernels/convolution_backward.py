@@ -366,7 +366,7 @@ def cost(
     grads = int(bool(mask[0])) + int(bool(mask[1]))
     nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 8 * (cx + cy) * cols * grads
     macs = taps * cy * (cx // groups) * cols
-    ops = grads * (macs // MACS_PER_OP + taps * (3 * (cx + cy) * cols + OPS_PER_STEP))
+    ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs
     blowup = numel(lq) > 4 * max(numel(x_size), numel(y_size), 1)
     if blowup:

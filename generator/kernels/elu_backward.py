@@ -52,7 +52,8 @@ _BLOCK = 1 << 15  # elements per block: 128 KiB per float32 temporary, keeps the
 def cost(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> Cost:
     """The result (plus copies of non-contiguous inputs) and a few block buffers; about 12 passes per element."""
     n = max(int(getattr(grad_output, "size", 0)), int(getattr(self_or_result, "size", 0)))
-    return Cost(bytes=16 * n + 32 * _BLOCK, ops=12 * n, param="gradOutput")
+    half = np.dtype(getattr(grad_output, "dtype", np.float32)) != np.float32
+    return Cost(bytes=16 * n + 32 * _BLOCK, ops=(24 if half else 12) * n, param="gradOutput")
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> np.ndarray:

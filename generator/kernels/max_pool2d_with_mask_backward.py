@@ -324,7 +324,7 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     cells = kernel[0] * kernel[1]
     lanes = (nc + 15) // 16 * 16 * ho * wo  # pooled positions of every 16-channel lane group
     nbytes = 4 * nc * hp * wp + 4 * grad_size + 8 * lanes + 6 * self_size
-    ops = cells * (6 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
+    ops = cells * (12 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
 
