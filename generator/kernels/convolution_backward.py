@@ -53,6 +53,10 @@ memory is a few float32 copies of the operands (about ``prod(Lq)/prod(in)`` time
 for small strides) plus one GEMM result buffer; no im2col. Caveat: non-finite values in ``input`` /
 ``grad_output`` may leak NaN into more gradient entries than in PyTorch (``0 * inf`` on garbage positions).
 
+Small problems use one stacked GEMM per gradient over all kernel offsets (call overhead dominates there).
+Depthwise convolutions (one input channel per group, 1-D/2-D, not transposed) run, with the compiled helpers
+(``_accel``), as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
+
 Tolerance: float32 results match PyTorch's CPU float32 result to rtol=1e-5 with atol ~1e-5 scaled by the
 square root of the reduction length (differences are float32 summation order only); float16/bfloat16
 results are the float32 result rounded once to the output dtype (the tests compare against torch's float32

@@ -31,7 +31,8 @@ Readings chosen where the facts are unsure
   the first in-bounds cell of the window.  Indices are returned as int32 (the A2/A3 device type).
 
 Implementation: the scatter is a blocked ``np.bincount`` with weights over groups of whole ``(n, c)``
-planes (each block's float64 accumulator stays cache-sized), written straight into the float32 result.
+planes (each block's float64 accumulator stays cache-sized), written straight into the float32 result;
+with the compiled helpers (``_accel``) one loop does the same float64 sums in the same order per plane.
 The forward loops over the kD*kH*kW kernel offsets with strided views of a -inf padded copy.
 """
 

@@ -45,6 +45,8 @@ more than ``j`` samples, so every update is a contiguous, conflict-free vector o
 ``grad_output`` rows give the four corner dot products (for the location and weight gradients) and the four
 corner contributions to ``grad_value``.  Few, very full segments (many samples at one position) are finished
 with ``np.add.at``.  Memory per level is a few times the padded level of ``value`` plus O(samples) scalars.
+With the compiled helpers (``_accel``) the same formulas run one sample at a time (four corner dot products,
+four corner updates of ``grad_value``): no temporaries beyond the outputs; sums in sample order (float32).
 """
 
 from __future__ import annotations
