@@ -227,6 +227,8 @@ class _Grid:
 # Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
 # it stacks the offsets' operands, so it is used only while that stack stays below this many floats.
 _STACKED_MAX_FLOATS = 1 << 18
+# Columns per GEMM in the per-offset loops: bounds the temporary product, keeps the GEMMs large.
+_CHUNK = 1 << 13
 
 
 def _stack_offsets(grid: _Grid, xbuf, groups) -> np.ndarray:
@@ -298,10 +300,15 @@ def _conv_transpose_into_x(grid: _Grid, ygrid, w_k, cx, groups) -> np.ndarray:
         for kk, (phase, shift) in enumerate(grid.offsets):
             xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += stack[:, kk]
         return xbuf
-    tmp = np.empty((groups, cxg, grid.cols), _F32)
-    for kk, (phase, shift) in enumerate(grid.offsets):
-        np.matmul(w_k[kk].transpose(0, 2, 1), yg, out=tmp)
-        xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += tmp
+    # The per-offset product goes through a buffer of at most _CHUNK columns (same sums, less memory).
+    chunk = min(grid.cols, _CHUNK)
+    tmp = np.empty((groups, cxg, chunk), _F32)
+    for c0 in range(0, grid.cols, chunk):
+        c1 = min(grid.cols, c0 + chunk)
+        t = tmp[:, :, : c1 - c0]
+        for kk, (phase, shift) in enumerate(grid.offsets):
+            np.matmul(w_k[kk].transpose(0, 2, 1), yg[:, :, c0:c1], out=t)
+            xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift + c0 : shift + c1] += t
     return xbuf
 
 
@@ -314,14 +321,18 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
         w_all = w_k.transpose(1, 2, 0, 3).reshape(groups, cyg, taps * cxg)  # [g, cyg, (k, cxg)]
         return np.matmul(w_all, stack.reshape(groups, taps * cxg, grid.cols)).reshape(groups * cyg, grid.cols)
     acc = np.empty((groups, cyg, grid.cols), _F32)
-    tmp = np.empty_like(acc)
-    for kk, (phase, shift) in enumerate(grid.offsets):
-        xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
-        if kk == 0:
-            np.matmul(w_k[kk], xv, out=acc)
-        else:
-            np.matmul(w_k[kk], xv, out=tmp)
-            acc += tmp
+    chunk = min(grid.cols, _CHUNK)
+    tmp = np.empty((groups, cyg, chunk), _F32)
+    for c0 in range(0, grid.cols, chunk):
+        c1 = min(grid.cols, c0 + chunk)
+        t, a = tmp[:, :, : c1 - c0], acc[:, :, c0:c1]
+        for kk, (phase, shift) in enumerate(grid.offsets):
+            xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift + c0 : shift + c1]
+            if kk == 0:
+                np.matmul(w_k[kk], xv, out=a)
+            else:
+                np.matmul(w_k[kk], xv, out=t)
+                a += t
     return acc.reshape(groups * cyg, grid.cols)
 
 
@@ -485,19 +496,27 @@ def convolution_backward(
     w_k = None
     if need_gi:
         w_k = np.ascontiguousarray(w.reshape(groups, cyg, cxg, math.prod(kernel)).transpose(3, 0, 1, 2))
+    # Order the steps so that each buffer is freed as soon as possible (peak memory).
     xbuf = grid.x_to_phases(x_side) if (need_gw or (need_gi and transposed)) else None
-    ygrid = grid.y_to_grid(y_side) if (need_gw or (need_gi and not transposed)) else None
-
     grad_input = grad_weight = None
-    if need_gi:
-        if transposed:
+    if transposed:
+        if need_gi:
             grad_input = grid.grid_to_y(_conv_into_y(grid, xbuf, w_k, groups), np.dtype(input.dtype))
-        else:
+        if need_gw:
+            ygrid = grid.y_to_grid(y_side)
+            grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
+            del ygrid
+        del xbuf
+    else:
+        ygrid = grid.y_to_grid(y_side) if (need_gw or need_gi) else None
+        if need_gw:
+            grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
+        del xbuf
+        if need_gi:
             gxbuf = _conv_transpose_into_x(grid, ygrid, w_k, cx, groups)
+            del ygrid
             grad_input = grid.phases_to_x(gxbuf, np.dtype(input.dtype))
             del gxbuf
-    if need_gw:
-        grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
     return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
 
 
