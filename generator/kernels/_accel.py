@@ -120,6 +120,9 @@ def ready(array: np.ndarray, dtype=None) -> np.ndarray:
     """``array`` as a C-contiguous, aligned, writeable array (of ``dtype``): Numba compiles one specialisation
     per array type (layout, alignment, read-only flag), so compiled helpers are always called with such arrays
     (no surprise compilation for a strided, unaligned or read-only view; the rare such input is copied)."""
+    flags = array.flags
+    if flags.c_contiguous and flags.aligned and flags.writeable and (dtype is None or array.dtype == dtype):
+        return array  # the common case, without np.require's overhead
     return np.require(array, dtype, ("C", "A", "W"))
 
 

@@ -36,6 +36,9 @@ def to_compute(array: np.ndarray, dtype: np.dtype = FLOAT32) -> np.ndarray:
 
         if _accel.enabled():
             return _accel.half_to_float32(array)  # exact, 4x faster than NumPy's cast here
+    flags = array.flags
+    if flags.c_contiguous and flags.aligned and flags.writeable and array.dtype == dtype:
+        return array
     return np.require(array, dtype, ("C", "A", "W"))  # contiguous, aligned, writeable: see _accel.ready
 
 

@@ -58,6 +58,8 @@ order (bit-identical results): the scatter without index arrays, the bit mask vi
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from generator.kernels import _accel
@@ -364,6 +366,20 @@ def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
                             out[b, ch, hh, ww] += g[b, ch, oh, ow]
 
 
+def _key(values) -> tuple:
+    """A hashable copy of an attribute list (for the geometry cache)."""
+    return tuple(values) if values is not None else ()
+
+
+@functools.lru_cache(maxsize=256)
+def _setup(product, kernel_size, stride, padding, dilation, ceil_mode, self_shape):
+    """Layout, normalised attributes and geometry of a call (cached: small calls are dominated by this
+    parsing; refusals raise and are not cached)."""
+    layout = mask_layout(product, kernel_size)
+    kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
+    return layout, kernel, stride_, pad, _geometry(self_shape, kernel, stride_, pad, ceil_mode)
+
+
 def max_pool2d_with_mask_backward(
     grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b"
 ) -> np.ndarray:
@@ -374,9 +390,9 @@ def max_pool2d_with_mask_backward(
     check_float("grad_output", grad_output)
     if grad_output.dtype != self.dtype:
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
-    layout = mask_layout(product, kernel_size)
-    kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
-    n, c, h, w, ho, wo, lead = _geometry(self.shape, kernel, stride_, pad, ceil_mode)
+    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead) = _setup(
+        str(product), _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
+    )
     if grad_output.shape != lead + (ho, wo):
         raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {lead + (ho, wo)}")
     if n == 0:

@@ -38,6 +38,7 @@ The forward loops over the kD*kH*kW kernel offsets with strided views of a -inf 
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -104,18 +105,21 @@ def pooled_shape(spatial, kernel, stride, pad, dil, ceil_mode) -> tuple[int, ...
 
 @_accel.jit
 def _scatter_planes_compiled(values, index, plane_size, out, acc):
-    """Compiled :func:`scatter_add_planes`: the same float64 sums in the same order, one pass, no index
-    arrays. Returns False (leaving ``out`` partial) when an index is out of range."""
+    """Compiled :func:`scatter_add_planes`: the same float64 sums in the same order, no index arrays; ``out``
+    and ``acc`` come in as zeros. Returns False (leaving ``out`` partial) when an index is out of range."""
     planes, length = values.shape
     for p in range(planes):
-        acc[:] = 0.0
         for j in range(length):
             i = index[p, j]
             if i < 0 or i >= plane_size:
                 return False
             acc[i] += values[p, j]
-        for i in range(plane_size):
+        # ``out`` starts as zeros: write (and reset) only the touched cells, not the whole plane
+        for j in range(length):
+            i = index[p, j]
             out[p, i] = np.float32(acc[i])
+        for j in range(length):
+            acc[index[p, j]] = 0.0
     return True
 
 
@@ -129,8 +133,8 @@ def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -
     if planes == 0 or plane_size == 0 or length == 0:
         return np.zeros((planes, plane_size), dtype=np.float32)
     if _accel.enabled() and values.dtype == np.float32 and index.dtype in (np.int32, np.int64):
-        out = np.empty((planes, plane_size), dtype=np.float32)
-        if _scatter_planes_compiled(_accel.ready(values), _accel.ready(index), plane_size, out, np.empty(plane_size)):
+        out = np.zeros((planes, plane_size), dtype=np.float32)
+        if _scatter_planes_compiled(_accel.ready(values), _accel.ready(index), plane_size, out, np.zeros(plane_size)):
             return out
     lo, hi = int(index.min()), int(index.max())
     if lo < 0 or hi >= plane_size:
@@ -245,6 +249,23 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     return Cost(nbytes, ops, "self" if 6 * self_size >= 16 * grad_size else "gradOutput")
 
 
+def _key(values) -> tuple:
+    """A hashable copy of an attribute list (for the geometry cache)."""
+    return tuple(values) if values is not None else ()
+
+
+@functools.lru_cache(maxsize=256)
+def _setup(kernel_size, stride, padding, dilation, ceil_mode, self_shape):
+    """``((N, C), spatial, expected grad_output shape or None)`` of a call (cached: small calls are dominated by
+    this parsing; refusals raise and are not cached)."""
+    kernel, stride_, pad, dil = pool_params(kernel_size, stride, padding, dilation)
+    (n, c), spatial = _split_batch(self_shape)
+    expected = None
+    if all(s > 0 for s in spatial):
+        expected = tuple(self_shape[:-3]) + pooled_shape(spatial, kernel, stride_, pad, dil, ceil_mode)
+    return (n, c), spatial, expected
+
+
 def max_pool3d_with_argmax_backward(
     grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode
 ) -> np.ndarray:
@@ -258,12 +279,12 @@ def max_pool3d_with_argmax_backward(
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
     if indices.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise TypeError(f"indices dtype must be int32 or int64, got {indices.dtype}")
-    kernel, stride_, pad, dil = pool_params(kernel_size, stride, padding, dilation)
-    (n, c), spatial = _split_batch(self.shape)
+    (n, c), spatial, expected = _setup(
+        _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
+    )
     if grad_output.ndim != self.ndim:
         raise ValueError(f"grad_output rank {grad_output.ndim} differs from self rank {self.ndim}")
-    if all(s > 0 for s in spatial):
-        expected = self.shape[:-3] + pooled_shape(spatial, kernel, stride_, pad, dil, ceil_mode)
+    if expected is not None:
         if grad_output.shape != expected:
             raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {expected}")
     elif grad_output.shape[:-3] != self.shape[:-3]:
