@@ -136,7 +136,10 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
 
 @_accel.jit
 def _elu_compiled(g, x, out, pos, neg_mul, neg_add, exp_scale, is_result):
-    """The NumPy formulas fused in one pass (``exp`` is ``_accel.exp_block``: within 1 ulp like NumPy's)."""
+    """The NumPy formulas fused in one pass (``exp`` is ``_accel.exp_block``: within 1 ulp like NumPy's).
+
+    The coefficients arrive as Python floats holding float32 values (cheaper to pass than NumPy scalars)."""
+    pos, neg_mul, neg_add, exp_scale = np.float32(pos), np.float32(neg_mul), np.float32(neg_add), np.float32(exp_scale)
     n = x.size
     if is_result:
         for i in range(n):
@@ -159,6 +162,7 @@ def _elu_compiled(g, x, out, pos, neg_mul, neg_add, exp_scale, is_result):
 
 
 def _compiled_path(grad_output, self_or_result, pos, neg_mul, neg_add, exp_scale, is_result):
+    pos, neg_mul, neg_add, exp_scale = float(pos), float(neg_mul), float(neg_add), float(exp_scale)  # exact
     g = _accel.ready(grad_output).reshape(-1)
     x = _accel.ready(self_or_result).reshape(-1)
     dtype = grad_output.dtype
