@@ -52,8 +52,9 @@ Readings chosen where the facts are unsure (all [inferred] in the facts, not ver
 Implementation: Layout A scatters with a blocked ``np.bincount`` (shared with the 3-D kernel); Layout B
 loops over the ``kH*kW`` window cells, expands the 16 bit lanes with shifts and adds ``grad_output`` into a
 strided view of a padded float32 buffer (one cell per output per pass, so no collisions within a pass).
-With the compiled helpers (``_accel``) both layouts run as single loops with the same sums in the same
-order (bit-identical results): the scatter without index arrays, the bit mask visiting only its set bits.
+With the compiled helpers (``_accel``) both layouts run as single loops: the scatter adds in float32 in index
+order (as PyTorch's CPU kernel), the bit mask visits only its set bits with the same float32 sums in the
+same order as the NumPy path (bit-identical).
 """
 
 from __future__ import annotations

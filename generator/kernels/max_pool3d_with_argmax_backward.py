@@ -32,7 +32,7 @@ Readings chosen where the facts are unsure
 
 Implementation: the scatter is a blocked ``np.bincount`` with weights over groups of whole ``(n, c)``
 planes (each block's float64 accumulator stays cache-sized), written straight into the float32 result;
-with the compiled helpers (``_accel``) one loop does the same float64 sums in the same order per plane.
+with the compiled helpers (``_accel``) one loop adds in float32 in index order, as PyTorch's CPU kernel.
 The forward loops over the kD*kH*kW kernel offsets with strided views of a -inf padded copy.
 """
 
@@ -104,22 +104,19 @@ def pooled_shape(spatial, kernel, stride, pad, dil, ceil_mode) -> tuple[int, ...
 
 
 @_accel.jit
-def _scatter_planes_compiled(values, index, plane_size, out, acc):
-    """Compiled :func:`scatter_add_planes`: the same float64 sums in the same order, no index arrays; ``out``
-    and ``acc`` come in as zeros. Returns False (leaving ``out`` partial) when an index is out of range."""
+def _scatter_planes_compiled(values, index, plane_size, out):
+    """Compiled :func:`scatter_add_planes`: one pass, float32 sums in index order straight into ``out`` (which
+    comes in as zeros) -- PyTorch's CPU kernel does exactly this, so the results equal its bit for bit; the
+    NumPy path's float64 sums differ from it by at most the float32 rounding of each sum. Returns False
+    (leaving ``out`` partial) when an index is out of range."""
     planes, length = values.shape
     for p in range(planes):
+        row = out[p]
         for j in range(length):
             i = index[p, j]
             if i < 0 or i >= plane_size:
                 return False
-            acc[i] += values[p, j]
-        # ``out`` starts as zeros: write (and reset) only the touched cells, not the whole plane
-        for j in range(length):
-            i = index[p, j]
-            out[p, i] = np.float32(acc[i])
-        for j in range(length):
-            acc[index[p, j]] = 0.0
+            row[i] += values[p, j]
     return True
 
 
@@ -134,7 +131,7 @@ def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -
         return np.zeros((planes, plane_size), dtype=np.float32)
     if _accel.enabled() and values.dtype == np.float32 and index.dtype in (np.int32, np.int64):
         out = np.zeros((planes, plane_size), dtype=np.float32)
-        if _scatter_planes_compiled(_accel.ready(values), _accel.ready(index), plane_size, out, np.zeros(plane_size)):
+        if _scatter_planes_compiled(_accel.ready(values), _accel.ready(index), plane_size, out):
             return out
     lo, hi = int(index.min()), int(index.max())
     if lo < 0 or hi >= plane_size:

@@ -1,8 +1,8 @@
 """The compiled helpers (``generator/kernels/_accel.py``, Numba) against the NumPy reference paths.
 
 Every kernel runs the same inputs under ``_accel.forced("numpy")`` and ``forced("compiled")``: bit for bit
-where both paths sum in the same order (scatters, the bit-mask decode, the isResult ELU branch, the float16
-conversions), within float32 rounding where the order or ``exp`` differs.
+where both paths sum in the same order (the bit-mask decode, the isResult ELU branch, the float16
+conversions), within float32 rounding where the order, the accumulation type or ``exp`` differs.
 """
 
 from __future__ import annotations
@@ -111,10 +111,16 @@ def test_elu(rng, dtype, size):
             close(reference, compiled, rtol=4e-7 if dtype == np.float32 else 8e-3)
 
 
-def test_scatter_planes_is_bit_exact(rng):
+def test_scatter_planes(rng):
     values = rng.standard_normal((37, 500)).astype(np.float32)
     index = rng.integers(0, 97, (37, 500)).astype(np.int32)
-    assert same_bits(*both(scatter_add_planes, values, index, 97))
+    reference, compiled = both(scatter_add_planes, values, index, 97)
+    close(reference, compiled, rtol=1e-6)  # float64 sums (NumPy) vs float32 sums in order (compiled)
+    serial = np.zeros((37, 97), np.float32)  # what PyTorch's CPU kernel computes
+    for p in range(37):
+        for j in range(500):
+            serial[p, index[p, j]] += values[p, j]
+    assert same_bits(compiled, serial)
     index[3, 7] = 97
     for mode in ("numpy", "compiled"):
         with _accel.forced(mode), pytest.raises(ValueError, match="must lie in"):
@@ -127,7 +133,7 @@ def test_max_pool3d(rng, dtype):
     attrs = ([3, 2, 3], [1, 2, 2], [1, 1, 1], [1], True)
     out, idx = max_pool3d_with_argmax(x, *attrs)
     g = rng.standard_normal(out.shape).astype(dtype)
-    assert same_bits(*both(max_pool3d_with_argmax_backward, g, x, idx, *attrs))
+    close(*both(max_pool3d_with_argmax_backward, g, x, idx, *attrs), rtol=1e-6 if dtype == np.float32 else 8e-3)
 
 
 @pytest.mark.parametrize("product", ["910", "910b"])
@@ -141,7 +147,11 @@ def test_max_pool2d_mask_paths(rng, product, shape, attrs):
     out, mask = max_pool2d_with_mask(x, *attrs, product=product)
     g = rng.standard_normal(out.shape).astype(np.float32)
     g.reshape(-1)[::11] = np.inf
-    assert same_bits(*both(max_pool2d_with_mask_backward, g, x, mask, *attrs, product=product))
+    reference, compiled = both(max_pool2d_with_mask_backward, g, x, mask, *attrs, product=product)
+    if product == "910":
+        assert same_bits(reference, compiled)
+    else:
+        close(reference, compiled, rtol=1e-6)
 
 
 def test_bit_mask_with_arbitrary_bits(rng):
