@@ -333,6 +333,12 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
 
+# Trailing-zero count of a 32-bit word with one bit set: _DEBRUIJN[(bit * 0x077CB531 mod 2**32) >> 27]
+# (a module-level array: Numba freezes it as a constant instead of building it at every call).
+_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # fmt: skip
+
+
 @_accel.jit
 def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
     """Compiled bit-mask backward: the same float32 sums in the same order (window cell ``k`` outermost, so
@@ -341,8 +347,6 @@ def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
     n, c1, kk, _ = words.shape
     c, ho, wo = g.shape[1], g.shape[2], g.shape[3]
     h, w = out.shape[2], out.shape[3]
-    debruijn = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                         31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # fmt: skip
     for b in range(n):
         for cb in range(c1):
             for k in range(kk):
@@ -360,7 +364,7 @@ def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
                         continue
                     while word != 0:
                         low = word & (np.uint32(0) - word)
-                        lane = debruijn[((low * np.uint32(0x077CB531)) & np.uint32(0xFFFFFFFF)) >> np.uint32(27)]
+                        lane = _DEBRUIJN[((low * np.uint32(0x077CB531)) & np.uint32(0xFFFFFFFF)) >> np.uint32(27)]
                         word ^= low
                         ch = cb * 16 + lane
                         if ch < c:
