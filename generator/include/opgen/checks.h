@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -19,6 +21,12 @@
 #include "opgen/catalog.h"
 
 namespace opgen {
+
+// A rule cannot be evaluated on these arguments (the rule counts as violated).
+class EvaluationError : public std::runtime_error {
+public:
+    explicit EvaluationError(const std::string& message) : std::runtime_error(message) {}
+};
 
 using IntList = std::vector<int64_t>;
 using BoolList = std::vector<bool>;
@@ -34,6 +42,7 @@ double ScalarValue(const aclScalar* scalar);
 aclDataType DataType(const aclScalar* scalar);
 IntList Ints(const aclIntArray* array);
 BoolList Bools(const aclBoolArray* array);
+std::string CurrentProduct();  // the product tag ("910b") the validator runs for
 bool Castable(aclDataType from, aclDataType to);
 bool Promotable(aclDataType a, aclDataType b);
 aclDataType Promote(aclDataType a, aclDataType b);
@@ -133,5 +142,8 @@ inline IntList Concat(IntList a, const IntList& b) {
 }
 
 }  // namespace opgen
+
+// Broadcasting, f32, reductions of lists and comprehensions (C++11).
+#include "opgen/rule_functions.h"
 
 #endif  // OPGEN_CHECKS_H_
