@@ -625,7 +625,7 @@ class _Builder:
                 self._reduced(func, elt.type, elt.col)
                 result = BOOL if func != "sum" else (INT if elt.type == BOOL else elt.type)
                 return Quant(func, elt, var, iterable, type=result, col=col)
-            node = Comp(elt, var, iterable, cond, type=self._list_of(elt), col=arg.col_offset)
+            node = Comp(elt, var, iterable, cond, type=self._list_of(elt), col=elt.col)
         else:
             node = self.build(arg)
             if node.type not in ELEMENTS:
@@ -843,6 +843,8 @@ class PythonRenderer:
             args = self._generator(n.args[0])
         else:
             args = ", ".join(self.render(a) for a in n.args)
+        if n.func == "sum" and n.type == FLOAT:
+            return f"{self.rt}.float_sum({args})"  # the same additions on every Python version
         if n.func in ("len", "abs", "min", "max", "all", "any", "sum"):
             return f"{self._builtin(n.func)}({args})"
         return f"{self.rt}.{n.func}({args})"
@@ -1075,7 +1077,9 @@ class CRenderer(PythonRenderer):
         """``[&](T v) { return body; }`` over the items of ``n.iterable`` (C++11: explicit item type)."""
         element = _C_ELEMENT[INT if n.iterable.type == "range" else ELEMENTS[n.iterable.type]]
         var = getattr(self, "var_prefix", "") + n.var  # the name r_Name gives the loop variable
-        return f"[&]({element} {var}) {{ return {self.render(body)}; }}"
+        used = any(isinstance(x, Name) and x.kind == "var" and x.id == n.var for x in walk(body))
+        parameter = f"{element} {var}" if used else element  # unnamed: no unused-parameter warning
+        return f"[&]({parameter}) {{ return {self.render(body)}; }}"
 
     def r_NullTest(self, n: NullTest, parent: int) -> str:
         name = self.names.get(n.param, n.param)
@@ -1264,6 +1268,8 @@ class Evaluator:
 
     def e_Call(self, n: Call):
         builtin = {"len": len, "abs": abs, "min": min, "max": max, "all": all, "any": any, "sum": sum}
+        if n.func == "sum" and n.type == FLOAT:
+            builtin["sum"] = rules_module().float_sum
         if n.func in REDUCTIONS and len(n.args) == 1 and isinstance(n.args[0], Comp):
             # A reduction of a generator: lazy, so all()/any() stop at the deciding item as in Python.
             func = builtin.get(n.func) or getattr(rules_module(), n.func)

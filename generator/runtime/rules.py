@@ -92,9 +92,19 @@ def ceil_div(a: int, b: int) -> int:
 
 
 def prod(values) -> int:
+    """The product of the items, left to right from 1."""
     result = 1
     for v in values:
         result *= v
+    return result
+
+
+def float_sum(values) -> float:
+    """The sum of float items, left to right from 0 (the additions C++ makes; the builtin ``sum``
+    compensates rounding errors since Python 3.12)."""
+    result = 0.0
+    for v in values:
+        result += v
     return result
 
 
