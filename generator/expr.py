@@ -2,20 +2,26 @@
 
 Syntax is a small subset of Python expressions (parsed with :mod:`ast`, never evaluated):
 
-* literals (int, float, true/false/True/False), list literals ``[1, 2]``;
+* literals (int, float, true/false/True/False), list literals ``[1, 2]``, and string literals that
+  are catalogue product tags (``"910b"``; compared with ``product``);
 * names: operator parameters (by their doc name), loop variables, ``product`` (the product tag),
   dtype and format names (``FLOAT16``, ``NCHW``) and the constants ``INT32_MAX`` / ``INT64_MAX``;
 * tensor attributes ``.shape .rank .dtype .format .numel .empty``; scalar attributes ``.value .dtype``;
 * indexing ``x[i]`` (negative from the end) and slicing ``x[a:b]`` of int/bool lists;
 * ``+ - * // % /``, comparisons (chained), ``in`` / ``not in``, ``and or not``, ``a if c else b``;
-* functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``pool_out(in, k, s, p, d, ceil)``;
-* quantifiers ``all(e for v in xs)``, ``any(...)``, ``sum(...)`` over a list or ``range(n)``.
+* null tests ``present(p)``, ``p is None``, ``p is not None`` (not a use of ``p``: see
+  :func:`names_used`);
+* functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``broadcast_shape(a, b)``, ``f32(x)``;
+* comprehensions ``[e for v in xs if c]`` over any list or ``range(a, b)``: a typed list;
+* reductions ``all any sum prod min max`` of a list or of a generator ``f(e for v in xs if c)``
+  (lazy, like Python's); ``min``/``max`` also of two numbers.
 
+Every function's semantics is documented once, in the README's table of rule functions.
 Every expression is converted into the typed node tree below; emitters walk that tree, and
 :class:`Evaluator` computes it in process (lint: constant bounds, the example against its checks).
 Spec text is untrusted, so a rule is bounded (:data:`MAX_LENGTH`, :data:`MAX_NODES`,
-:data:`MAX_DEPTH`; literals fit int64 or are finite; quantifiers do not nest; ``range``/``expand``
-build at most :data:`MAX_ITEMS` items) and loop variables hide no other name.
+:data:`MAX_DEPTH`; literals fit int64 or are finite; quantifiers and comprehensions do not nest;
+``range``/``expand`` build at most :data:`MAX_ITEMS` items) and loop variables hide no other name.
 """
 
 from __future__ import annotations
@@ -619,9 +625,11 @@ class _Builder:
         arg = n.args[0]
         if isinstance(arg, ast.GeneratorExp):
             elt, var, iterable, cond = self._comprehension(func, arg, col)
-            plain = cond is None and iterable.type in ("range", INTS, BOOLS, FLOATS)
-            if func in ("all", "any", "sum") and plain:
-                # The original quantifier form (kept as its own node: its renderings do not change).
+            # The original quantifier form (its renderings unchanged) for what it always did: no
+            # filter, over ints or bools, and (sum) int items. Everything else is a reduction of a
+            # comprehension (float sums through rt.float_sum, items of any type in C++).
+            plain = cond is None and iterable.type in ("range", INTS, BOOLS)
+            if func in ("all", "any", "sum") and plain and not (func == "sum" and elt.type == FLOAT):
                 self._reduced(func, elt.type, elt.col)
                 result = BOOL if func != "sum" else (INT if elt.type == BOOL else elt.type)
                 return Quant(func, elt, var, iterable, type=result, col=col)

@@ -85,6 +85,8 @@ EXPRESSIONS = [
     "sum(m)",
     "sum(v * v for v in x if v > 0)",
     "sum([f, 1.5, -2])",
+    "sum(v / 2 for v in x)",
+    "all(v > 0.5 for v in [f, 1.0])",
     "prod(x)",
     "prod(v + 1 for v in x)",
     "prod([f, 2.0])",

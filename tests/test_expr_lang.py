@@ -147,6 +147,8 @@ RENDERINGS = [
     ("min(x) >= 0 and max(m)", "min(x) >= 0 and max(m)", "min(x) >= 0 and max(m)"),
     ("sum([f, 1.5]) > 0", "rt.float_sum((f, 1.5)) > 0", "sum([f, 1.5]) > 0"),
     ("sum(x) > 0", "sum(x) > 0", "sum(x) > 0"),
+    ("sum(v / 2 for v in x) > 0", "rt.float_sum(v / 2 for v in x) > 0", "sum(v / 2 for v in x) > 0"),
+    ("sum(v // 2 for v in x) > 0", "sum(v // 2 for v in x) > 0", "sum(v // 2 for v in x) > 0"),
     ('product in ["910", "910b"]', 'product in ("910", "910b")', 'product in ["910", "910b"]'),
     ('product != "950"', 'product != "950"', 'product != "950"'),
     ("not m[1] or present(w)", "not m[1] or w is not None", "not m[1] or w is not null"),
