@@ -4,17 +4,31 @@
 from aclnn.ops import (
     convolution_backward,
     elu_backward,
+    gelu_backward,
     hardtanh_backward,
+    leaky_relu_backward,
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
+    mse_loss_backward,
     multi_scale_deformable_attention_grad,
+    sigmoid_backward,
+    silu_backward,
+    softmax_backward,
+    threshold_backward,
 )
 
 OPS = {
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
+    "GeluBackward": gelu_backward,
     "HardtanhBackward": hardtanh_backward,
+    "LeakyReluBackward": leaky_relu_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
+    "MseLossBackward": mse_loss_backward,
     "MultiScaleDeformableAttentionGrad": multi_scale_deformable_attention_grad,
+    "SigmoidBackward": sigmoid_backward,
+    "SiluBackward": silu_backward,
+    "SoftmaxBackward": softmax_backward,
+    "ThresholdBackward": threshold_backward,
 }
