@@ -22,8 +22,8 @@ extern "C" {
  *     on 310b, 310p, 910. Formats: ND. Rank: 0 to 8.
  * @param [in] target: The target (y in the formula). Dtypes: FLOAT, FLOAT16, BFLOAT16 on 950, 910_93, 910b; FLOAT,
  *     FLOAT16 on 310b, 310p, 910. Formats: ND. Rank: 0 to 8.
- * @param [in] reduction: The reduction applied to the loss (reduction in the formula). Values: 0 = none, 1 = mean, 2 =
- *     sum.
+ * @param [in] reduction: The reduction applied to the loss (reduction in the formula). Values: 0 = NONE, 1 = MEAN, 2 =
+ *     SUM.
  * @param [out] out: The gradient (MselossBackward(grad, x, y) in the formula). Dtypes: FLOAT, FLOAT16, BFLOAT16 on 950,
  *     910_93, 910b; FLOAT, FLOAT16 on 310b, 310p, 910. Formats: ND. Rank: 0 to 8.
  * @param [out] workspaceSize: Size in bytes of the device workspace the second phase needs.

@@ -211,7 +211,7 @@ int main()
     // target: FLOAT, shape [2], format ND
     std::vector<int64_t> targetShape = {2};
     std::vector<float> targetHostData = {1.0f, 1.0f};
-    int64_t reduction = 1;  // 1 = mean
+    int64_t reduction = 1;  // 1 = MEAN
     // out (output): FLOAT, shape [2, 2], format ND
     std::vector<int64_t> outShape = {2, 2};
     std::vector<float> outHostData(GetShapeSize(outShape), 0.0f);

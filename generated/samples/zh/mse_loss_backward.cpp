@@ -208,7 +208,7 @@ int main()
     // target：FLOAT，形状[2]，格式ND
     std::vector<int64_t> targetShape = {2};
     std::vector<float> targetHostData = {1.0f, 1.0f};
-    int64_t reduction = 1;  // 1 = mean
+    int64_t reduction = 1;  // 1 = MEAN
     // out（输出）：FLOAT，形状[2, 2]，格式ND
     std::vector<int64_t> outShape = {2, 2};
     std::vector<float> outHostData(GetShapeSize(outShape), 0.0f);
