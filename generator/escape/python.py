@@ -178,6 +178,7 @@ GENERATED_NAMES = frozenset(
         "DTYPES",
         "FORMATS",
         "RANKS",
+        "RANK_FORMATS",
         "PARAMS",
         "OUTPUTS",
         "validate",

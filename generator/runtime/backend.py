@@ -24,9 +24,10 @@ MISSING = _Missing()
 def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
     """Descriptor of an output the binding allocates."""
     shape = tuple(shape)
-    if all(type(d) is int and d >= 0 for d in shape):
-        return TensorDesc.trusted(shape, dtype, fmt or default_format(len(shape)))
-    return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
+    for d in shape:  # the common case (sizes), fast: a plain loop, no generator
+        if type(d) is not int or d < 0:
+            return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
+    return TensorDesc.trusted(shape, dtype, fmt or default_format(len(shape)))
 
 
 def infer_output(make: Callable[[], TensorDesc | None]) -> TensorDesc | None:

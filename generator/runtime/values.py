@@ -158,11 +158,10 @@ class TensorDesc:
         object.__setattr__(self, "data", data)
 
     @classmethod
-    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str) -> TensorDesc:
-        """A descriptor from already-normalised parts (output inference; no re-validation)."""
+    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str, strides=None, data=None) -> TensorDesc:
+        """A descriptor from already-normalised parts (output inference, NumPy arrays; no re-validation)."""
         desc = object.__new__(cls)
-        for name, value in (("shape", shape), ("dtype", dtype), ("format", fmt), ("strides", None), ("data", None)):
-            object.__setattr__(desc, name, value)
+        desc.__dict__.update(shape=shape, dtype=dtype, format=fmt, strides=strides, data=data)
         return desc
 
     @property
@@ -198,10 +197,11 @@ class Scalar:
 def _int_tuple(values, where: str, *, allow_negative: bool) -> tuple[int, ...]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise _invalid(f"{where} must be a sequence of integers, got {type(values).__name__}")
-    if all(type(v) is int and -(2**63) <= v < 2**63 for v in values):  # the common case, fast
-        result = tuple(values)
-        if allow_negative or all(v >= 0 for v in result):
-            return result
+    for v in values:  # the common case (int64 ints), fast: a plain loop, no generator
+        if type(v) is not int or not -(2**63) <= v < 2**63 or (v < 0 and not allow_negative):
+            break
+    else:
+        return tuple(values)
     out = []
     for v in values:
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
@@ -222,8 +222,8 @@ def as_tensor(name: str, value: object) -> TensorDesc | None:
     if isinstance(value, np.ndarray):
         dtype = normalize_dtype(value.dtype, name)
         strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
-        desc = TensorDesc(value.shape, dtype, default_format(value.ndim), strides, data=value)
-        return desc
+        # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation.
+        return TensorDesc.trusted(value.shape, dtype, default_format(value.ndim), strides, value)
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
 
@@ -259,6 +259,12 @@ def as_bool_array(name: str, value: object) -> tuple[bool, ...] | None:
         value = value.tolist()
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise _invalid(f"{name} must be a sequence of bools, got {type(value).__name__}")
+    if type(value) is tuple or type(value) is list:  # the common case (bools), fast
+        for v in value:
+            if type(v) is not bool:
+                break
+        else:
+            return tuple(value)
     out = []
     for v in value:
         if not isinstance(v, (bool, np.bool_)):
@@ -278,9 +284,11 @@ _INT_RANGES = {
 
 def as_int(name: str, value: object, ctype: str = "int") -> int:
     """Normalise a plain C integer argument; it must fit ``ctype``."""
+    low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
+    if type(value) is int and low <= value <= high:  # the common case, fast
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise _invalid(f"{name} must be an integer ({ctype}), got {value!r}")
-    low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
     if not low <= int(value) <= high:
         raise _invalid(f"{name} = {value} does not fit the C type {ctype}")
     return int(value)
