@@ -437,7 +437,9 @@ class _CrossChecker:
             if keyword.iskeyword(key) or keyword.issoftkeyword(key):
                 self.error(path, f"'{key}' is a Python keyword and cannot be a keyword argument")
             elif key == "product":
-                self.error(path, "'product' is the kernel keyword of 'product_aware'; name the format argument otherwise")
+                self.error(
+                    path, "'product' is the kernel keyword of 'product_aware'; name the format argument otherwise"
+                )
             elif key in contract:
                 self.error(path, f"'{key}' is already the kernel keyword of parameter '{contract[key]}'")
             p = self._param_ref(path, name)

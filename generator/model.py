@@ -230,7 +230,9 @@ class TensorSpec(Strict):
     def dtype_rules(self) -> list[DtypeRule]:
         """The per-product rules (after the loader resolved a shared table)."""
         if isinstance(self.dtypes, DtypesFrom):
-            raise ValueError("the dtype table is a reference that has not been resolved (load the spec with the loader)")
+            raise ValueError(
+                "the dtype table is a reference that has not been resolved (load the spec with the loader)"
+            )
         return self.dtypes
 
     def accepts_format(self, fmt: str, rank: int) -> bool:

@@ -158,9 +158,8 @@ def test_lint_evaluator_agrees_with_the_validator(tmp_path, formats):
                 gradInput=TensorValue(shape, "FLOAT", "ND"),
             )
             verdict = evaluator.first_failure(values, "910b")
-            assert (verdict.check_id if verdict else None) == _verdict(
-                module, aclnn.TensorDesc(shape, "FLOAT", fmt)
-            ), (fmt, rank)
+            expected = _verdict(module, aclnn.TensorDesc(shape, "FLOAT", fmt))
+            assert (verdict.check_id if verdict else None) == expected, (fmt, rank)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,7 +199,11 @@ def test_kernel_gets_the_tensor_format(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, fake.__name__, fake)
 
     def mutate(data):
-        data["kernel"] = {"module": "binding_rules_fmt", "function": "kernel", "formats": {"data_format": "selfOrResult"}}
+        data["kernel"] = {
+            "module": "binding_rules_fmt",
+            "function": "kernel",
+            "formats": {"data_format": "selfOrResult"},
+        }
         _param(data, "selfOrResult")["tensor"]["formats"] = ["ND", "NHWC"]
 
     _, _, module = _load(tmp_path, mutate)
@@ -226,7 +229,16 @@ def _output_first(data):
 def test_output_before_input_generates_valid_python(tmp_path, capsys):
     _, info, module = _load(tmp_path, _output_first)
     names = list(inspect.signature(module.validate).parameters)
-    assert names == ["grad_output", "alpha", "scale", "input_scale", "is_result", "grad_input", "self_or_result", "product"]
+    assert names == [
+        "grad_output",
+        "alpha",
+        "scale",
+        "input_scale",
+        "is_result",
+        "grad_input",
+        "self_or_result",
+        "product",
+    ]
     g = np.array([[-2, -1], [0, 1]], np.float32)
     module.validate(g, 1.0, 1.0, 1.0, True, self_or_result=g)  # gradInput left out: inferred
     with pytest.raises(aclnn.AclnnError) as err:

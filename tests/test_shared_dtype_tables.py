@@ -76,7 +76,7 @@ def test_unresolved_model_says_so():
     tensor = spec.param("selfOrResult").tensor
     assert tensor.dtypes == DtypesFrom(same_as="gradOutput")
     with pytest.raises(ValueError, match="not been resolved"):
-        tensor.dtype_rules
+        _ = tensor.dtype_rules
     written = OpSpec.model_validate(read_spec("elu_backward")).param("gradOutput").tensor.dtypes
     assert spec.resolved().param("gradInput").tensor.dtypes == written
 
@@ -97,7 +97,11 @@ def _lint_errors(capsys, specs: Path) -> list[re.Match]:
 @pytest.mark.parametrize(
     ("ref", "path", "message"),
     [
-        ({"table": "floatng"}, "params[0].tensor.dtypes.table", "unknown dtype table 'floatng' (did you mean floating?)"),
+        (
+            {"table": "floatng"},
+            "params[0].tensor.dtypes.table",
+            "unknown dtype table 'floatng' (did you mean floating?)",
+        ),
         ({"same_as": "gradOutptu"}, "params[0].tensor.dtypes.same_as", "unknown parameter 'gradOutptu'"),
         ({"same_as": "alpha"}, "params[0].tensor.dtypes.same_as", "'alpha' is const aclScalar*, not a tensor"),
         ({"same_as": "gradOutput"}, "params[0].tensor.dtypes.same_as", "cannot take its dtypes from itself"),
