@@ -7,7 +7,7 @@ output inference expressions) that ``templates/python/op.py.j2`` lays out.
 from __future__ import annotations
 
 from generator import expr as ex
-from generator.escape.python import GENERATED_NAMES, USED_BUILTINS, identifier, pyrepr, python_local, pytuple
+from generator.escape.python import GENERATED_NAMES, USED_BUILTINS, identifier, pyrepr, python_local
 from generator.loader import Catalog, OpInfo, Project, expr_type
 from generator.model import RANK_FORMATS, Check, OpSpec, Param, snake_case
 
@@ -54,6 +54,18 @@ class _ValidatorRenderer(ex.PythonRenderer):
             return f"({text})" if parent > 4 else text
         return super().r_Unary(n, parent)
 
+    def r_Compare(self, n: ex.Compare, parent: int) -> str:
+        """``x in [A, B]`` over constants tests a set literal (a constant frozenset: one hash lookup)."""
+        parts = [self.render(n.operands[0], 5)]
+        for op, right in zip(n.ops, n.operands[1:]):
+            constant = isinstance(right, ex.ListLit) and right.items
+            if op in ("in", "not in") and constant and all(isinstance(i, (ex.Const, ex.Symbol)) for i in right.items):
+                parts += [op, _set_literal(self.render(i) for i in right.items)]
+            else:
+                parts += [op, self.render(right, 5)]
+        text = " ".join(parts)
+        return f"({text})" if parent > 4 else text
+
 
 def _py(node: ex.Node, names: _Names) -> str:
     return _ValidatorRenderer(names, taken=GENERATED_NAMES | USED_BUILTINS, shadowed=names.shadowed).render(node)
@@ -64,8 +76,14 @@ def q(value) -> str:
     return pyrepr(value)
 
 
-def _tuple(items) -> str:
-    return pytuple(list(items))
+def _set_literal(rendered) -> str:
+    """A set literal of already rendered constants (first occurrence kept; never empty)."""
+    return "{" + ", ".join(dict.fromkeys(rendered)) + "}"
+
+
+def _set(items) -> str:
+    """A set literal of names (dtype, format, product tags) for membership tests."""
+    return _set_literal(q(i) for i in items)
 
 
 def check_text(check: Check) -> str:
@@ -144,10 +162,72 @@ def _non_null_before(spec: OpSpec) -> list[frozenset]:
     return out
 
 
-def _check_block(info: OpInfo, index: int, check: Check, names: _Names, non_null: frozenset = frozenset()) -> list[str]:
+def _infallible(node: ex.Node, spec: OpSpec, non_null: frozenset) -> bool:
+    """True when evaluating ``node`` can raise nothing: equality and membership tests over attributes of
+    parameters proven non-null (or plain values), constants, ``not``/``and``/``or``/``if``."""
+    if isinstance(node, (ex.Const, ex.Symbol)):
+        return True
+    if isinstance(node, ex.Name):
+        return node.kind == "product" or (node.kind == "param" and not _nullable(spec, node.id, non_null))
+    if isinstance(node, ex.Attr):
+        return isinstance(node.obj, ex.Name) and _infallible(node.obj, spec, non_null)
+    if isinstance(node, ex.Unary):
+        return node.op == "not" and _infallible(node.operand, spec, non_null)
+    if isinstance(node, ex.BoolOp):
+        return all(_infallible(v, spec, non_null) for v in node.values)
+    if isinstance(node, ex.IfExp):
+        return all(_infallible(v, spec, non_null) for v in (node.test, node.body, node.orelse))
+    if isinstance(node, ex.Compare):  # == and in never raise on normalised values (< may: complex scalars)
+        return all(op in ("==", "!=", "in", "not in") for op in node.ops) and all(
+            _infallible(v, spec, non_null) for v in node.operands
+        )
+    if isinstance(node, ex.ListLit):
+        return all(_infallible(v, spec, non_null) for v in node.items)
+    return False
+
+
+def _shared_conditions(info: OpInfo, names: _Names, non_null: list[frozenset]) -> dict[int, tuple[str, int]]:
+    """``when`` conditions several enforced checks share, computed once into a local.
+
+    Only conditions that cannot raise (see :func:`_infallible`) at their first use: evaluating them there,
+    before that check's product test, changes nothing but the time taken; a bare parameter is not worth
+    a local. Returns check index -> (local name, number of checks sharing it for the check that defines
+    it, else 0).
+    """
+    spec = info.spec
+    uses: dict[str, list[int]] = {}
+    for i, c in enumerate(spec.checks):
+        if c.enforced and c.when:
+            uses.setdefault(_py(info.exprs[("checks", i, "when")], names), []).append(i)
+    taken = set(names.values()) | GENERATED_NAMES | USED_BUILTINS
+    out: dict[int, tuple[str, bool]] = {}
+    for indices in uses.values():
+        first = indices[0]
+        node = info.exprs[("checks", first, "when")]
+        trivial = isinstance(node, ex.Name) or (isinstance(node, ex.Unary) and isinstance(node.operand, ex.Name))
+        if len(indices) < 2 or trivial or not _infallible(node, spec, non_null[first]):
+            continue
+        local = f"when_{len({v[0] for v in out.values()}) + 1}"
+        while local in taken:
+            local += "_"
+        taken.add(local)
+        out.update({i: (local, len(indices) if i == first else 0) for i in indices})
+    return out
+
+
+def _check_block(
+    info: OpInfo,
+    index: int,
+    check: Check,
+    names: _Names,
+    non_null: frozenset = frozenset(),
+    shared_when: tuple[str, int] | None = None,
+) -> list[str]:
     """Lines (relative indentation 0) that perform one check on normalised locals.
 
     ``non_null``: parameters earlier checks have proven non-null (no ``is not None`` test for them).
+    ``shared_when``: (local, users) when the ``when`` condition is computed once for several checks
+    (``users`` > 0 at the check that computes it).
     """
     spec = info.spec
     block = _Block()
@@ -155,12 +235,17 @@ def _check_block(info: OpInfo, index: int, check: Check, names: _Names, non_null
     depth = 0
     guards = []
     if check.products:
-        guards.append(f"product in {_tuple(check.products)}")
+        guards.append(f"product in {_set(check.products)}")
     if check.when:
         when = info.exprs[("checks", index, "when")]
         used = sorted(ex.names_used(when), key=list(names).index)
         guards += [f"{names[n]} is not None" for n in used if _nullable(spec, n, non_null)]
         guards.append(f"({_py(when, names)})")
+    if shared_when is not None:
+        local, users = shared_when
+        if users:  # the first of the checks that share it
+            block.add(0, f"{local} = {guards[-1][1:-1]}  # the 'when' of {users} checks, computed once")
+        guards[-1] = local
     if guards:
         block.add(0, f"if {' and '.join(guards)}:")
         depth = 1
@@ -225,11 +310,11 @@ def _argument_test(check: Check, p: Param, names: _Names) -> str:
     else:
         test = {
             "dtype_supported": lambda: f"{arg}.dtype not in DTYPES[{q(p.name)}].get(product, ())",
-            "dtype_in": lambda: f"{arg}.dtype not in {_tuple(check.dtypes)}",
-            "format_in": lambda: f"{arg}.format not in {_tuple(check.formats)}",
+            "dtype_in": lambda: f"{arg}.dtype not in {_set(check.dtypes)}",
+            "format_in": lambda: f"{arg}.format not in {_set(check.formats)}",
             "rank_in": lambda: f"not {check.rank.min} <= {rank} <= {check.rank.max}",
             "format_not_private": lambda: f"rt.is_private({arg}.format)",
-            "length_in": lambda: f"{names.builtin('len')}({arg}) not in {_tuple(check.lengths)}",
+            "length_in": lambda: f"{names.builtin('len')}({arg}) not in {_set(check.lengths)}",
             "dtype_castable": lambda: f"not rt.castable({arg}.dtype, {q(check.to)})",
         }[check.kind]()
     return test
@@ -274,6 +359,7 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
     implicit_product = not any(c.kind == "product_supported" for c in spec.checks)
     implicit_at = next((i for i, c in enumerate(spec.checks) if c.kind != "not_null"), len(spec.checks))
     non_null = _non_null_before(spec)
+    shared = _shared_conditions(info, names, non_null)
     for i, c in enumerate(spec.checks):
         code, code_name = catalog.status(c.code)
         checks.append(
@@ -284,7 +370,7 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
                 "text": check_text(c),
                 "rule": rule_doc(info, i, c),
                 "enforced": c.enforced,
-                "lines": _check_block(info, i, c, names, non_null[i]) if c.enforced else [],
+                "lines": _check_block(info, i, c, names, non_null[i], shared.get(i)) if c.enforced else [],
                 "comment": f"{c.id} ({code}): {check_text(c)}",
                 "note": (c.note.en or c.note.zh) if c.note else None,
             }

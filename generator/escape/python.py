@@ -219,6 +219,7 @@ PACKAGE_NAMES = frozenset(
         "validate",
         "_rt",
         "_OPS",
+        "_BY_NAME",
         "_module",
         "_arguments",
         "_spec",

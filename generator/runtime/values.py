@@ -127,9 +127,12 @@ def _normalize_format(fmt: object, where: str) -> str:
     return name
 
 
+_RANK_FORMATS = {3: "NCL", 4: "NCHW", 5: "NCDHW"}
+
+
 def default_format(rank: int) -> str:
     """torch_npu's choice of format for a tensor of this rank."""
-    return {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(rank, "ND")
+    return _RANK_FORMATS.get(rank, "ND")
 
 
 @dataclass(frozen=True, init=False)
@@ -220,10 +223,11 @@ def as_tensor(name: str, value: object) -> TensorDesc | None:
     if value is None or isinstance(value, TensorDesc):
         return value
     if isinstance(value, np.ndarray):
-        dtype = normalize_dtype(value.dtype, name)
-        strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
+        dtype = _Tables.dtype_by_numpy.get(value.dtype) or normalize_dtype(value.dtype, name)
+        itemsize = value.itemsize
+        strides = tuple(map(itemsize.__rfloordiv__, value.strides)) if itemsize else None  # s // itemsize
         # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation.
-        return TensorDesc.trusted(value.shape, dtype, default_format(value.ndim), strides, value)
+        return TensorDesc.trusted(value.shape, dtype, _RANK_FORMATS.get(value.ndim, "ND"), strides, value)
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
 

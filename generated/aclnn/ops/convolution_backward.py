@@ -837,7 +837,7 @@ def _normalize(
                 if not (output_mask[1])
                 else rt.output_desc(
                     weight.shape,
-                    "FLOAT" if weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN") else weight.dtype,
+                    "FLOAT" if weight.dtype in {"HIFLOAT8", "FLOAT8_E4M3FN"} else weight.dtype,
                     weight.format,
                 )
             )
@@ -923,7 +923,7 @@ def _check(
         # Note: Not listed by the doc. The code checks the length inside its null-pointer check, so it returns
         #   161001 rather than 161002.
         check = "output-mask-length"
-        if len(output_mask) not in (3,):
+        if len(output_mask) not in {3}:
             raise rt.fail(CHECKS["output-mask-length"], {"outputMask": output_mask})
         # null-grad-input (161001): gradInput is a null pointer while outputMask[0] requests it.
         check = "null-grad-input"
@@ -956,12 +956,12 @@ def _check(
         #   gradWeight by dtype-950-transposed-grad-weight (all 161002). FLOAT8_E4M3FN is rejected when
         #   transposed, contrary to the doc ("supported when transposed=true and output_mask[0]=true").
         check = "dtype-950-transposed"
-        if product in ("950",) and (transposed):
-            if grad_output.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+        if product in {"950"} and (transposed):
+            if grad_output.dtype not in {"FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"}:
                 raise rt.fail(CHECKS["dtype-950-transposed"], {"gradOutput": grad_output})
-            if input.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+            if input.dtype not in {"FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"}:
                 raise rt.fail(CHECKS["dtype-950-transposed"], {"input": input})
-            if weight.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+            if weight.dtype not in {"FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"}:
                 raise rt.fail(CHECKS["dtype-950-transposed"], {"weight": weight})
         # dtype-supported-grad-input (161002): The dtype of gradInput is not supported.
         # Note: The code checks the list for every non-null output (regardless of outputMask); the doc's error table
@@ -971,7 +971,7 @@ def _check(
             raise rt.fail(CHECKS["dtype-supported-grad-input"], {"gradInput": grad_input})
         # grad-input-dtype-950 (161002): gradInput's dtype differs from input's.
         check = "grad-input-dtype-950"
-        if product in ("950",):
+        if product in {"950"}:
             if grad_input is not None and grad_input.dtype != input.dtype:
                 raise rt.fail(CHECKS["grad-input-dtype-950"], {"input": input, "gradInput": grad_input})
         # grad-input-dtype-doc (161002): gradInput's dtype differs from input's.
@@ -987,14 +987,14 @@ def _check(
         #   FLOAT8_E4M3FN. With an 8-bit weight gradWeight need not equal weight's dtype, so only this check
         #   rejects a FLOAT8_E4M3FN gradWeight (say one passed while outputMask[1] is false).
         check = "dtype-950-transposed-grad-weight"
-        if product in ("950",) and (transposed):
-            if grad_weight is not None and grad_weight.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+        if product in {"950"} and (transposed):
+            if grad_weight is not None and grad_weight.dtype not in {"FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"}:
                 raise rt.fail(CHECKS["dtype-950-transposed-grad-weight"], {"gradWeight": grad_weight})
         # grad-weight-dtype-950 (161002): gradWeight's dtype differs from weight's.
         # Note: The current doc states no dtype rule for gradWeight (the seed said "the higher precision of weight
         #   and gradOutput"); Ascend 950's code requires weight's dtype (except for 8-bit weights).
         check = "grad-weight-dtype-950"
-        if product in ("950",) and (weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+        if product in {"950"} and (weight.dtype not in {"HIFLOAT8", "FLOAT8_E4M3FN"}):
             if grad_weight is not None and grad_weight.dtype != weight.dtype:
                 raise rt.fail(CHECKS["grad-weight-dtype-950"], {"weight": weight, "gradWeight": grad_weight})
         # grad-output-dtypes-seed (161002): gradInput's dtype must be the higher-precision dtype of input and
@@ -1009,7 +1009,7 @@ def _check(
             raise rt.fail(CHECKS["dtype-supported-grad-bias"], {"gradBias": grad_bias})
         # grad-bias-dtype-950 (161002): gradBias's dtype differs from gradOutput's.
         check = "grad-bias-dtype-950"
-        if product in ("950",):
+        if product in {"950"}:
             if grad_bias is not None and grad_bias.dtype != grad_output.dtype:
                 raise rt.fail(CHECKS["grad-bias-dtype-950"], {"gradOutput": grad_output, "gradBias": grad_bias})
         # grad-bias-dtype-doc (161002): gradBias's dtype differs from gradOutput's.
@@ -1023,16 +1023,16 @@ def _check(
         #   does not reject 8-bit types (the expression names gradInput and gradWeight, so a null one skips the
         #   check, as in the code). The doc states none of these conditions.
         check = "fp8-transposed-only"
-        if product in ("950",) and ((output_mask[0] or output_mask[1]) and not (transposed and output_mask[0])):
+        if product in {"950"} and ((output_mask[0] or output_mask[1]) and not (transposed and output_mask[0])):
             if (
                 grad_input is not None
                 and grad_weight is not None
                 and not (
-                    grad_output.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
-                    and input.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
-                    and weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
-                    and grad_input.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
-                    and grad_weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
+                    grad_output.dtype not in {"HIFLOAT8", "FLOAT8_E4M3FN"}
+                    and input.dtype not in {"HIFLOAT8", "FLOAT8_E4M3FN"}
+                    and weight.dtype not in {"HIFLOAT8", "FLOAT8_E4M3FN"}
+                    and grad_input.dtype not in {"HIFLOAT8", "FLOAT8_E4M3FN"}
+                    and grad_weight.dtype not in {"HIFLOAT8", "FLOAT8_E4M3FN"}
                 )
             ):
                 raise rt.fail(
@@ -1052,7 +1052,7 @@ def _check(
         #   950 gradBias is already tied to gradOutput's dtype by grad-bias-dtype-950, so it is not repeated
         #   here.
         check = "fp8-all-same"
-        if product in ("950",) and (output_mask[0]):
+        if product in {"950"} and (output_mask[0]):
             if grad_input is not None and not (
                 (grad_output.dtype == "HIFLOAT8")
                 == (input.dtype == "HIFLOAT8")
@@ -1073,7 +1073,7 @@ def _check(
         #   FLOAT. gradBias is already tied to gradOutput by grad-bias-dtype-950, so it is not repeated. A
         #   gradWeight passed while outputMask[1] is false is not bound by this.
         check = "fp8-grad-weight-float"
-        if product in ("950",) and (output_mask[1]):
+        if product in {"950"} and (output_mask[1]):
             if grad_weight is not None and not (
                 not (grad_output.dtype == "HIFLOAT8" or input.dtype == "HIFLOAT8" or weight.dtype == "HIFLOAT8")
                 or grad_output.dtype == "HIFLOAT8"
@@ -1092,7 +1092,7 @@ def _check(
         #   transposed false and a null gradInput, fp8-transposed-only does not reject 8-bit types, and only
         #   this check rejects FLOAT8_E4M3FN.
         check = "fp8-no-e4m3fn-grad-weight"
-        if product in ("950",) and (output_mask[1]):
+        if product in {"950"} and (output_mask[1]):
             if grad_weight is not None and not (
                 "FLOAT8_E4M3FN" not in (grad_output.dtype, input.dtype, weight.dtype, grad_weight.dtype)
             ):
@@ -1104,13 +1104,13 @@ def _check(
         # Note: Not in the doc; the code checks it only when outputMask[1] is true, transposed is true and input is
         #   8-bit (with transposed false, output-padding-zero requires all zeros anyway).
         check = "fp8-output-padding-zero"
-        if product in ("950",) and (output_mask[1] and transposed and input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+        if product in {"950"} and (output_mask[1] and transposed and input.dtype in {"HIFLOAT8", "FLOAT8_E4M3FN"}):
             if not (all(v == 0 for v in output_padding)):
                 raise rt.fail(CHECKS["fp8-output-padding-zero"], {"outputPadding": output_padding})
         # fp8-groups-one (161002): With 8-bit inputs, groups must be 1.
         # Note: Not in the doc; the code checks it only when outputMask[1] is true and input is 8-bit.
         check = "fp8-groups-one"
-        if product in ("950",) and (output_mask[1] and input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+        if product in {"950"} and (output_mask[1] and input.dtype in {"HIFLOAT8", "FLOAT8_E4M3FN"}):
             if not (groups == 1):
                 raise rt.fail(CHECKS["fp8-groups-one"], {"groups": groups})
         # format-grad-output (161002): The format of gradOutput, input or weight is not supported.
@@ -1119,7 +1119,7 @@ def _check(
         check = "format-grad-output"
         if not (
             len(grad_output.shape) == 3
-            and grad_output.format in ("ND", "NCL")
+            and grad_output.format in {"ND", "NCL"}
             or len(grad_output.shape) == 4
             and grad_output.format == "NCHW"
             or len(grad_output.shape) == 5
@@ -1130,7 +1130,7 @@ def _check(
         check = "format-input"
         if not (
             len(input.shape) == 3
-            and input.format in ("ND", "NCL")
+            and input.format in {"ND", "NCL"}
             or len(input.shape) == 4
             and input.format == "NCHW"
             or len(input.shape) == 5
@@ -1141,7 +1141,7 @@ def _check(
         check = "format-weight"
         if not (
             len(weight.shape) == 3
-            and weight.format in ("ND", "NCL")
+            and weight.format in {"ND", "NCL"}
             or len(weight.shape) == 4
             and weight.format == "NCHW"
             or len(weight.shape) == 5
@@ -1152,7 +1152,7 @@ def _check(
         check = "format-grad-input"
         if grad_input is not None and not (
             len(grad_input.shape) == 3
-            and grad_input.format in ("ND", "NCL")
+            and grad_input.format in {"ND", "NCL"}
             or len(grad_input.shape) == 4
             and grad_input.format == "NCHW"
             or len(grad_input.shape) == 5
@@ -1163,7 +1163,7 @@ def _check(
         check = "format-grad-weight"
         if grad_weight is not None and not (
             len(grad_weight.shape) == 3
-            and grad_weight.format in ("ND", "NCL")
+            and grad_weight.format in {"ND", "NCL"}
             or len(grad_weight.shape) == 4
             and grad_weight.format == "NCHW"
             or len(grad_weight.shape) == 5
@@ -1174,8 +1174,8 @@ def _check(
         # Note: The doc lists ND for gradBias without conditions; the code checks it only on Ascend 950 and Atlas
         #   A2/A3 when transposed is false.
         check = "format-grad-bias"
-        if product in ("950", "910_93", "910b") and (not transposed):
-            if grad_bias is not None and grad_bias.format not in ("ND",):
+        if product in {"950", "910_93", "910b"} and (not transposed):
+            if grad_bias is not None and grad_bias.format not in {"ND"}:
                 raise rt.fail(CHECKS["format-grad-bias"], {"gradBias": grad_bias})
         # format-same-doc (161002): gradOutput, input and gradInput have different formats.
         # Note: The doc requires gradOutput, input and gradInput to share a format; the code has no cross-tensor
@@ -1238,10 +1238,10 @@ def _check(
         # Note: The code uses the promoted dtype of gradOutput, input and weight (promotion table A, gradOutput with
         #   input first, then with weight); KEEP_DTYPE and USE_HF32 reject FLOAT and BFLOAT16.
         check = "cube-math-type-fp32"
-        if product in ("310p", "910"):
+        if product in {"310p", "910"}:
             if not (
-                cube_math_type not in (0, 3)
-                or rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in ("FLOAT", "BFLOAT16")
+                cube_math_type not in {0, 3}
+                or rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in {"FLOAT", "BFLOAT16"}
             ):
                 raise rt.fail(
                     CHECKS["cube-math-type-fp32"],
@@ -1253,9 +1253,9 @@ def _check(
         #   dtype lists exclude BFLOAT16, the check cannot fire in practice (a dead check; its trigger is caught
         #   first by dtype-supported with the same code 161002).
         check = "cube-math-type-bf16"
-        if product in ("310p", "910"):
+        if product in {"310p", "910"}:
             if not (
-                cube_math_type not in (1, 2)
+                cube_math_type not in {1, 2}
                 or rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) != "BFLOAT16"
             ):
                 raise rt.fail(
@@ -1273,14 +1273,15 @@ def _check(
         #   one (950, A3, A2, with the emptiness guard) and a twin with "-910" appended (310b, 310p, 910,
         #   unguarded).
         check = "rank-same"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        when_1 = 0 not in input.shape and 0 not in weight.shape  # the 'when' of 12 checks, computed once
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (len(grad_output.shape) == len(input.shape) and len(input.shape) == len(weight.shape)):
                 raise rt.fail(CHECKS["rank-same"], {"gradOutput": grad_output, "input": input, "weight": weight})
         # rank-same-910 (161002): The shapes of gradOutput, input and weight violate the constraints.
         # Note: As rank-same; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even when
         #   input is empty (they have no skip).
         check = "rank-same-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (len(grad_output.shape) == len(input.shape) and len(input.shape) == len(weight.shape)):
                 raise rt.fail(CHECKS["rank-same-910"], {"gradOutput": grad_output, "input": input, "weight": weight})
         # grad-output-weight-not-empty (161002): With transposed=false every gradOutput dimension must be >= 1; N,
@@ -1289,54 +1290,54 @@ def _check(
         #   weight whenever input and weight are non-empty, on all these products (transposed or not, Ascend 950
         #   included).
         check = "grad-output-weight-not-empty"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (0 not in grad_output.shape and 0 not in weight.shape):
                 raise rt.fail(CHECKS["grad-output-weight-not-empty"], {"gradOutput": grad_output, "weight": weight})
         # grad-output-weight-not-empty-910 (161002): gradOutput and weight must not be empty.
         check = "grad-output-weight-not-empty-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (0 not in grad_output.shape and 0 not in weight.shape):
                 raise rt.fail(CHECKS["grad-output-weight-not-empty-910"], {"gradOutput": grad_output, "weight": weight})
         # grad-input-shape (161002): gradInput's shape differs from input's.
         check = "grad-input-shape"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if grad_input is not None and grad_input.shape != input.shape:
                 raise rt.fail(CHECKS["grad-input-shape"], {"input": input, "gradInput": grad_input})
         # grad-input-shape-910 (161002): gradInput's shape differs from input's.
         # Note: As grad-input-shape; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "grad-input-shape-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if grad_input is not None and grad_input.shape != input.shape:
                 raise rt.fail(CHECKS["grad-input-shape-910"], {"input": input, "gradInput": grad_input})
         # grad-weight-shape (161002): gradWeight's shape differs from weight's.
         check = "grad-weight-shape"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if grad_weight is not None and grad_weight.shape != weight.shape:
                 raise rt.fail(CHECKS["grad-weight-shape"], {"weight": weight, "gradWeight": grad_weight})
         # grad-weight-shape-910 (161002): gradWeight's shape differs from weight's.
         # Note: As grad-weight-shape; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "grad-weight-shape-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if grad_weight is not None and grad_weight.shape != weight.shape:
                 raise rt.fail(CHECKS["grad-weight-shape-910"], {"weight": weight, "gradWeight": grad_weight})
         # grad-bias-shape (161002): gradBias must be 1-D with length gradOutput's C dimension.
         check = "grad-bias-shape"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if grad_bias is not None and not (len(grad_bias.shape) == 1 and grad_bias.shape[0] == grad_output.shape[1]):
                 raise rt.fail(CHECKS["grad-bias-shape"], {"gradOutput": grad_output, "gradBias": grad_bias})
         # grad-bias-shape-910 (161002): gradBias must be 1-D with length gradOutput's C dimension.
         # Note: As grad-bias-shape; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "grad-bias-shape-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if grad_bias is not None and not (len(grad_bias.shape) == 1 and grad_bias.shape[0] == grad_output.shape[1]):
                 raise rt.fail(CHECKS["grad-bias-shape-910"], {"gradOutput": grad_output, "gradBias": grad_bias})
         # stride-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
         # constraints (stride: weight rank - 2 values).
         check = "stride-length"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (len(stride) == len(input.shape) - 2):
                 raise rt.fail(CHECKS["stride-length"], {"input": input, "stride": stride})
         # stride-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
@@ -1344,13 +1345,13 @@ def _check(
         # Note: As stride-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even when
         #   input is empty (they have no skip).
         check = "stride-length-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (len(stride) == len(input.shape) - 2):
                 raise rt.fail(CHECKS["stride-length-910"], {"input": input, "stride": stride})
         # dilation-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
         # constraints (dilation: weight rank - 2 values).
         check = "dilation-length"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (len(dilation) == len(input.shape) - 2):
                 raise rt.fail(CHECKS["dilation-length"], {"input": input, "dilation": dilation})
         # dilation-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
@@ -1358,13 +1359,13 @@ def _check(
         # Note: As dilation-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "dilation-length-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (len(dilation) == len(input.shape) - 2):
                 raise rt.fail(CHECKS["dilation-length-910"], {"input": input, "dilation": dilation})
         # padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
         # constraints (padding: weight rank - 2 values, or 4 in 2-D).
         check = "padding-length"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (len(padding) == len(input.shape) - 2 or len(input.shape) == 4 and len(padding) == 4):
                 raise rt.fail(CHECKS["padding-length"], {"input": input, "padding": padding})
         # padding-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
@@ -1372,14 +1373,14 @@ def _check(
         # Note: As padding-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "padding-length-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (len(padding) == len(input.shape) - 2 or len(input.shape) == 4 and len(padding) == 4):
                 raise rt.fail(CHECKS["padding-length-910"], {"input": input, "padding": padding})
         # output-padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding
         # violates the constraints (outputPadding: weight rank - 2 values).
         # Note: The doc allows weight rank - 2 values only; the code also accepts 4 values in 2-D (like padding).
         check = "output-padding-length"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (len(output_padding) == len(input.shape) - 2 or len(input.shape) == 4 and len(output_padding) == 4):
                 raise rt.fail(CHECKS["output-padding-length"], {"input": input, "outputPadding": output_padding})
         # output-padding-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding
@@ -1387,13 +1388,13 @@ def _check(
         # Note: As output-padding-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it
         #   even when input is empty (they have no skip).
         check = "output-padding-length-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (len(output_padding) == len(input.shape) - 2 or len(input.shape) == 4 and len(output_padding) == 4):
                 raise rt.fail(CHECKS["output-padding-length-910"], {"input": input, "outputPadding": output_padding})
         # channels-weight-out (161002): The shapes of gradOutput, input and weight violate the constraints
         # (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
         check = "channels-weight-out"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not ((input.shape[1] if transposed else grad_output.shape[1]) == weight.shape[0]):
                 raise rt.fail(
                     CHECKS["channels-weight-out"],
@@ -1404,7 +1405,7 @@ def _check(
         # Note: As channels-weight-out; on the Atlas 200I/500 A2, Inference and Training Series the code runs it
         #   even when input is empty (they have no skip).
         check = "channels-weight-out-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not ((input.shape[1] if transposed else grad_output.shape[1]) == weight.shape[0]):
                 raise rt.fail(
                     CHECKS["channels-weight-out-910"],
@@ -1414,7 +1415,7 @@ def _check(
         # Note: For a transposed convolution the code compares gradOutput's C dimension (groups * weight.shape[1] =
         #   gradOutput's C); the doc only states the non-transposed form.
         check = "channels-groups"
-        if product in ("950", "910_93", "910b") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_1:
             if not (
                 (grad_output.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0
                 and (grad_output.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups
@@ -1433,7 +1434,7 @@ def _check(
         # Note: As channels-groups; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "channels-groups-910"
-        if product in ("310b", "310p", "910"):
+        if product in {"310b", "310p", "910"}:
             if not (
                 (grad_output.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0
                 and (grad_output.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups
@@ -1453,7 +1454,7 @@ def _check(
         # Note: Not in the doc; a code rule on every product except Ascend 950 (310b, 310p, 910 in depthwise-
         #   channels-910).
         check = "depthwise-channels"
-        if product in ("910_93", "910b") and (
+        if product in {"910_93", "910b"} and (
             0 not in input.shape
             and 0 not in weight.shape
             and (grad_output.shape[1] if transposed else input.shape[1]) == groups
@@ -1471,7 +1472,7 @@ def _check(
         # Note: As depthwise-channels; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
         #   when input is empty (they have no skip).
         check = "depthwise-channels-910"
-        if product in ("310b", "310p", "910") and ((grad_output.shape[1] if transposed else input.shape[1]) == groups):
+        if product in {"310b", "310p", "910"} and ((grad_output.shape[1] if transposed else input.shape[1]) == groups):
             if not (
                 (input.shape[1] if transposed else grad_output.shape[1]) >= groups
                 and (input.shape[1] if transposed else grad_output.shape[1]) % groups == 0
@@ -1486,7 +1487,7 @@ def _check(
         #   value / s + 1. For a transposed convolution input and gradOutput swap roles (same reading as step 9;
         #   it agrees with the transposed output formula when outputPadding < stride).
         check = "spatial-3d"
-        if product in ("950", "910_93", "910b") and (
+        if product in {"950", "910_93", "910b"} and (
             0 not in input.shape and 0 not in weight.shape and len(input.shape) == 5
         ):
             if not (
@@ -1523,7 +1524,7 @@ def _check(
         # Note: As spatial-3d; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even when
         #   input is empty (they have no skip).
         check = "spatial-3d-910"
-        if product in ("310b", "310p", "910") and (len(input.shape) == 5):
+        if product in {"310b", "310p", "910"} and (len(input.shape) == 5):
             if not (
                 all(
                     (grad_output.shape[i + 2] if transposed else input.shape[i + 2])
@@ -1604,7 +1605,8 @@ def _check(
         # Note: In 2-D the code accepts 4 values for both padding and outputPadding (the doc says so for padding
         #   only).
         check = "empty-param-lengths"
-        if product in ("950", "910_93", "910b") and (0 in input.shape or 0 in weight.shape):
+        when_2 = 0 in input.shape or 0 in weight.shape  # the 'when' of 2 checks, computed once
+        if product in {"950", "910_93", "910b"} and when_2:
             if not (
                 len(stride) == len(input.shape) - 2
                 and len(dilation) == len(input.shape) - 2
@@ -1624,7 +1626,7 @@ def _check(
         # empty-weight-groups (161002): In the empty-tensor case, weight.shape[0] must be divisible by groups.
         # Note: Not in the doc; a code rule.
         check = "empty-weight-groups"
-        if product in ("950", "910_93", "910b") and (0 in input.shape or 0 in weight.shape):
+        if product in {"950", "910_93", "910b"} and when_2:
             if not (weight.shape[0] % groups == 0):
                 raise rt.fail(CHECKS["empty-weight-groups"], {"weight": weight, "groups": groups})
         # empty-channels-groups (161002): groups * weight's C dimension does not equal input's C dimension (input C
@@ -1634,7 +1636,7 @@ def _check(
         #   code's form ("unless C and weight's C are both 0, weight's C is non-zero and C divided by it equals
         #   groups") is equivalent to this equation since groups >= 1.
         check = "empty-channels-groups"
-        if product in ("950", "910_93", "910b") and (
+        if product in {"950", "910_93", "910b"} and (
             (0 in input.shape or 0 in weight.shape) and not (transposed and input.shape[0] == 0)
         ):
             if not ((grad_output.shape[1] if transposed else input.shape[1]) == groups * weight.shape[1]):
@@ -1651,7 +1653,7 @@ def _check(
         # empty-transposed-weight (161002): When transposed is true, weight's N axis must be greater than 0 and
         # equal input's C axis.
         check = "empty-transposed-weight"
-        if product in ("950", "910_93", "910b") and ((0 in input.shape or 0 in weight.shape) and transposed):
+        if product in {"950", "910_93", "910b"} and ((0 in input.shape or 0 in weight.shape) and transposed):
             if not (weight.shape[0] > 0 and weight.shape[0] == input.shape[1]):
                 raise rt.fail(CHECKS["empty-transposed-weight"], {"input": input, "weight": weight})
         # empty-formula-one (161002): When transposed is false, every spatial dimension must satisfy formula one:
@@ -1660,7 +1662,7 @@ def _check(
         #   bottom, left, right]): H uses top * 2 and W uses bottom * 2, not the sum of the two sides of that
         #   dimension.
         check = "empty-formula-one"
-        if product in ("950", "910_93", "910b") and ((0 in input.shape or 0 in weight.shape) and not transposed):
+        if product in {"950", "910_93", "910b"} and ((0 in input.shape or 0 in weight.shape) and not transposed):
             if not (
                 all(
                     input.shape[i + 2] + 2 * padding[i] >= (weight.shape[i + 2] - 1) * dilation[i] + 1
@@ -1680,7 +1682,7 @@ def _check(
         #   modelled; it applies to 3-D calls with an empty input too, while this check only applies to non-
         #   empty ones.
         check = "conv3d-unsupported"
-        if product in ("310b", "310p", "910") and (0 not in input.shape and 0 not in weight.shape):
+        if product in {"310b", "310p", "910"} and when_1:
             if not (len(input.shape) != 5):
                 raise rt.fail(CHECKS["conv3d-unsupported"], {"input": input})
         # conv3d-dw-groups-fp16-math (161002): For a 3-D convolution with groups > 1 whose gradWeight (FLOAT) is
@@ -1691,7 +1693,7 @@ def _check(
         #   runs it too and then returns 561103; the white lists and the determinism setting are not modelled.
         check = "conv3d-dw-groups-fp16-math"
         if (
-            product in ("910_93", "910b")
+            product in {"910_93", "910b"}
             and grad_weight is not None
             and (
                 0 not in input.shape
@@ -1710,7 +1712,7 @@ def _check(
         #   A, gradOutput with input first, then with weight).
         check = "conv3d-dw-groups-half"
         if (
-            product in ("910_93", "910b")
+            product in {"910_93", "910b"}
             and grad_weight is not None
             and (
                 0 not in input.shape
@@ -1722,7 +1724,7 @@ def _check(
             )
         ):
             if not (
-                rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in ("FLOAT16", "BFLOAT16")
+                rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in {"FLOAT16", "BFLOAT16"}
             ):
                 raise rt.fail(
                     CHECKS["conv3d-dw-groups-half"], {"gradOutput": grad_output, "input": input, "weight": weight}

@@ -289,7 +289,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   (Atlas 200I/500 A2, Atlas inference series) are not rejected at the entry: they fail later at dtype-
         #   supported, whose list is empty for them (161002).
         check = "product-950"
-        if product in ("950",):
+        if product in {"950"}:
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-950"], {"product": product})
         # entry-null (161001): self or indices is a null pointer.
@@ -307,7 +307,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   says 161002). The same length check later in CheckParams (161002) can therefore never fail and is
         #   not repeated here.
         check = "kernel-size-length"
-        if len(kernel_size) not in (1, 2):
+        if len(kernel_size) not in {1, 2}:
             raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # null-pointers (161001): self or indices is a null pointer.
         # Note: CheckParams checks all 8 pointer arguments (the doc names only self and indices).
@@ -347,7 +347,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, "gradInput": grad_input})
         # indices-dtype (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         check = "indices-dtype"
-        if indices.dtype not in ("INT8",):
+        if indices.dtype not in {"INT8"}:
             raise rt.fail(CHECKS["indices-dtype"], {"indices": indices})
         # format-same (161002): The format of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires self, gradOutput and gradInput to have the same storage format (indices is not
@@ -385,17 +385,17 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["rank"], {"indices": indices})
         # stride-length (161002): The length of stride is not 0, 1 or 2.
         check = "stride-length"
-        if len(stride) not in (0, 1, 2):
+        if len(stride) not in {0, 1, 2}:
             raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 2.
         check = "padding-length"
-        if len(padding) not in (1, 2):
+        if len(padding) not in {1, 2}:
             raise rt.fail(CHECKS["padding-length"], {"padding": padding})
         # dilation-length (161002): The length of dilation is not 1 or 2.
         # Note: The current doc's parameter table limits dilation to length 1 or 2; the error table does not list it
         #   separately.
         check = "dilation-length"
-        if len(dilation) not in (1, 2):
+        if len(dilation) not in {1, 2}:
             raise rt.fail(CHECKS["dilation-length"], {"dilation": dilation})
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         check = "kernel-size-positive"

@@ -329,7 +329,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["rank"], {"self": self})
         # kernel-size-length (161002): The length of kernelSize is not 1 or 3.
         check = "kernel-size-length"
-        if len(kernel_size) not in (1, 3):
+        if len(kernel_size) not in {1, 3}:
             raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # kernel-size-positive (161002): kernelSize contains a value less than or equal to 0.
         check = "kernel-size-positive"
@@ -337,7 +337,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The length of stride is not 0, 1 or 3.
         check = "stride-length"
-        if len(stride) not in (0, 1, 3):
+        if len(stride) not in {0, 1, 3}:
             raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # stride-positive (161002): stride contains a value less than or equal to 0.
         check = "stride-positive"
@@ -345,7 +345,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 3.
         check = "padding-length"
-        if len(padding) not in (1, 3):
+        if len(padding) not in {1, 3}:
             raise rt.fail(CHECKS["padding-length"], {"padding": padding})
         # padding-range (161002): padding contains a value less than 0 or greater than kernelSize/2.
         # Note: Compared per axis (length-1 arrays expanded to 3 values); kernelSize/2 is an integer division.
@@ -354,7 +354,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["padding-range"], {"kernelSize": kernel_size, "padding": padding})
         # dilation-length (161002): The length of dilation is not 1 or 3.
         check = "dilation-length"
-        if len(dilation) not in (1, 3):
+        if len(dilation) not in {1, 3}:
             raise rt.fail(CHECKS["dilation-length"], {"dilation": dilation})
         # dilation-positive (161002): dilation contains a value less than or equal to 0.
         # Note: Not in the error table; the code only requires dilation > 0. The doc's stricter "only 1 is
@@ -370,7 +370,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: The doc states this in the product note (Atlas A2/A3) below the parameter table, not in the error
         #   table; the code checks self's D*H*W on products other than Ascend 950 only.
         check = "spatial-size-int32"
-        if product in ("910_93", "910b"):
+        if product in {"910_93", "910b"}:
             if not (self.shape[-3] * self.shape[-2] * self.shape[-1] <= 2147483647):
                 raise rt.fail(CHECKS["spatial-size-int32"], {"self": self})
         # indices-shape (161002): The shapes of gradOutput and indices differ, or the shapes of self and gradInput
