@@ -68,7 +68,9 @@ def test_shared_infallible_condition_is_computed_once(codegen):
     _, _, module, source = codegen(
         [
             _check("first", when=when, expr="isResult or not isResult"),
-            _check("second", when=when, expr="scale.dtype != BOOL", trigger={"scale": {"value": True, "dtype": "BOOL"}}),
+            _check(
+                "second", when=when, expr="scale.dtype != BOOL", trigger={"scale": {"value": True, "dtype": "BOOL"}}
+            ),
         ]
     )
     assert source.count('self_or_result.dtype == "FLOAT"') == 1
