@@ -183,7 +183,12 @@ def _parent_fields(path: tuple) -> list[str]:
         "tensor": model.TensorSpec,
         "example": model.Example,
         "doc_issues": model.DocIssue,
+        "kernel": model.Kernel,
     }
+    if len(path) >= 2 and path[-2] == "dtypes":  # tensor.dtypes: {same_as: ...} / {table: ...}
+        return list(model.DtypesFrom.model_fields)
+    if len(path) >= 3 and path[-3] in ("dtypes", "dtype_tables") and isinstance(path[-2], int):
+        return list(model.DtypeRule.model_fields)
     for part in reversed(path[:-1]):
         if isinstance(part, str) and part in candidates:
             return list(candidates[part].model_fields)

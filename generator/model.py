@@ -202,6 +202,15 @@ def _dtypes_kind(value: object) -> str:
     return "ref" if isinstance(value, (dict, DtypesFrom)) else "rules"
 
 
+def _dtypes_form(value: object) -> object:
+    if isinstance(value, (list, tuple, dict, DtypesFrom)):
+        return value
+    raise ValueError(
+        "a dtype table is a list of {products, dtypes} rules, {same_as: <tensor>} (another tensor's table) "
+        "or {table: <name>} (a dtype_tables entry)"
+    )
+
+
 # The format the binding gives a NumPy array of each rank (torch_npu's choice, as
 # ``generator.runtime.values.default_format``); every other rank gets ND.
 RANK_FORMATS = {3: "NCL", 4: "NCHW", 5: "NCDHW"}
@@ -218,7 +227,9 @@ class TensorSpec(Strict):
     """
 
     dtypes: Annotated[
-        Annotated[DtypeTable, Tag("rules")] | Annotated[DtypesFrom, Tag("ref")], Discriminator(_dtypes_kind)
+        Annotated[DtypeTable, Tag("rules")] | Annotated[DtypesFrom, Tag("ref")],
+        Discriminator(_dtypes_kind),
+        BeforeValidator(_dtypes_form),
     ]
     formats: list[FormatName] = Field(min_length=1)
     rank: RankRange | None = None

@@ -108,6 +108,16 @@ def _lint_errors(capsys, specs: Path) -> list[re.Match]:
         ({"same_as": "gradInput"}, "params[0].tensor.dtypes.same_as", "form a cycle: gradOutput -> gradInput"),
         ({"same_as": "gradInput", "table": "floating"}, "params[0].tensor.dtypes", "exactly one of 'same_as'"),
         ({}, "params[0].tensor.dtypes", "exactly one of 'same_as'"),
+        (
+            {"same_as": "gradInput", "tabel": "x"},
+            "params[0].tensor.dtypes.tabel",
+            "unknown key 'tabel' (did you mean table?)",
+        ),
+        (
+            "gradInput",
+            "params[0].tensor.dtypes",
+            "a dtype table is a list of {products, dtypes} rules, {same_as: <tensor>}",
+        ),
     ],
 )
 def test_broken_references_are_located(tmp_path, capsys, ref, path, message):
