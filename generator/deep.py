@@ -369,6 +369,24 @@ class _Deep:
             else:
                 boundaries += 1
         self.note(f"{triggers} trigger case(s) fail with exactly their check, {boundaries} boundary case(s) pass")
+        self._unsupported_products()
+
+    def _unsupported_products(self) -> None:
+        """The example on each product the op does not support is refused (161002, or the spec's own
+        product check's code)."""
+        catalog = self.project.catalog
+        codes = {161002} | {catalog.status(c.code)[0] for c in self.spec.checks if c.kind == "product_supported"}
+        for tag in catalog.product_tags:
+            if tag in self.spec.products:
+                continue
+            verdict = self._validate({}, tag)
+            if verdict is None or isinstance(verdict, str) or verdict.code not in codes:
+                got = "passes" if verdict is None else verdict if isinstance(verdict, str) else _verdict(verdict)
+                self.error(
+                    ("products",),
+                    f"on product {tag}, which the op does not support, the example should be refused with "
+                    f"{' or '.join(map(str, sorted(codes)))}; it {got if verdict is None else 'fails: ' + got}",
+                )
 
     def _check(self, check_id: str):
         return next(c for c in self.spec.checks if c.id == check_id)

@@ -303,3 +303,14 @@ def test_example_rejected_by_validator_is_reported(tmp_path, capsys, fake_kernel
     assert code == 1
     msg = _one(errors, "example")["msg"]
     assert "as NumPy arrays (formats inferred from the rank) fails on product 910b: check 'nd-only'" in msg
+
+
+def test_unsupported_product_must_be_refused(tmp_path, capsys):
+    def mutate(data):
+        _check(data, "product-supported")["enforced"] = False  # nothing refuses 310b any more
+
+    code, _, errors = _deep(capsys, spec_tree(tmp_path, mutate=mutate))
+    assert code == 1
+    msg = _one(errors, "products")["msg"]
+    assert "on product 310b, which the op does not support, the example should be refused with 161002 or 561103" in msg
+    assert msg.endswith("it passes")
