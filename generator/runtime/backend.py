@@ -27,7 +27,9 @@ def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
     for d in shape:  # the common case (sizes), fast: a plain loop, no generator
         if type(d) is not int or d < 0:
             return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
-    return TensorDesc.trusted(shape, dtype, fmt or default_format(len(shape)))
+    desc = object.__new__(TensorDesc)  # TensorDesc.trusted, inlined (once per inferred output per call)
+    desc.__dict__.update(shape=shape, dtype=dtype, format=fmt or default_format(len(shape)), strides=None, data=None)
+    return desc
 
 
 def infer_output(make: Callable[[], TensorDesc | None]) -> TensorDesc | None:

@@ -29,6 +29,7 @@ class _Tables:
     dtype_by_numpy: dict[np.dtype, str] = {}
     formats: frozenset[str] = frozenset()
     product_by_spelling: dict[str, str] = {}
+    product_tags: dict[str, str] = {}
     products: tuple[str, ...] = ()
     dtype_values: dict[str, int] = {}
     format_values: dict[str, int] = {}
@@ -62,6 +63,7 @@ def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict
         for s in (p["tag"], p["zh"], p["en"], p["soc"], *p["aliases"]):
             prods[_key(s)] = p["tag"]
     _Tables.product_by_spelling, _Tables.products = prods, tuple(p["tag"] for p in products)
+    _Tables.product_tags = {p["tag"]: prods[_key(p["tag"])] for p in products}  # a tag as written: no re-keying
     _Tables.dtype_values = {d["name"]: d["value"] for d in dtypes}
     _Tables.format_values = {f["name"]: f["value"] for f in formats}
     _Tables.status_names = {s["value"]: s["name"] for s in status_codes}
@@ -88,6 +90,8 @@ def _invalid(message: str) -> AclnnError:
 
 def normalize_product(product: object) -> str:
     """A product tag from a tag or any of the product's names (case and spaces ignored)."""
+    if type(product) is str and product in _Tables.product_tags:  # the common case, fast
+        return _Tables.product_tags[product]
     if isinstance(product, (str, int)) and not isinstance(product, bool):
         tag = _Tables.product_by_spelling.get(_key(str(product)))
         if tag is not None:
@@ -218,16 +222,30 @@ def _int_tuple(values, where: str, *, allow_negative: bool) -> tuple[int, ...]:
     return tuple(out)
 
 
+# (byte strides, itemsize) -> element strides of the arrays seen (bounded): most calls repeat a few layouts.
+_ELEMENT_STRIDES: dict[tuple, tuple[int, ...]] = {}
+
+
 def as_tensor(name: str, value: object) -> TensorDesc | None:
     """Normalise a tensor argument: None, a NumPy array or a TensorDesc."""
     if value is None or isinstance(value, TensorDesc):
         return value
     if isinstance(value, np.ndarray):
         dtype = _Tables.dtype_by_numpy.get(value.dtype) or normalize_dtype(value.dtype, name)
-        itemsize = value.itemsize
-        strides = tuple(map(itemsize.__rfloordiv__, value.strides)) if itemsize else None  # s // itemsize
-        # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation.
-        return TensorDesc.trusted(value.shape, dtype, _RANK_FORMATS.get(value.ndim, "ND"), strides, value)
+        itemsize, byte_strides = value.itemsize, value.strides
+        strides = _ELEMENT_STRIDES.get((byte_strides, itemsize))
+        if strides is None and itemsize:
+            strides = tuple(map(itemsize.__rfloordiv__, byte_strides))  # s // itemsize
+            if len(_ELEMENT_STRIDES) >= 4096:
+                _ELEMENT_STRIDES.clear()
+            _ELEMENT_STRIDES[(byte_strides, itemsize)] = strides
+        # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation
+        # (TensorDesc.trusted, inlined: this runs for every array argument of every call).
+        desc = object.__new__(TensorDesc)
+        desc.__dict__.update(
+            shape=value.shape, dtype=dtype, format=_RANK_FORMATS.get(value.ndim, "ND"), strides=strides, data=value
+        )
+        return desc
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
 
@@ -248,6 +266,12 @@ def as_scalar(name: str, value: object) -> Scalar | None:
 
 def as_int_array(name: str, value: object) -> tuple[int, ...] | None:
     """Normalise an aclIntArray argument (None or a sequence of int64 values)."""
+    if type(value) is list or type(value) is tuple:  # the common case (int64 ints), fast
+        for v in value:
+            if type(v) is not int or not -(2**63) <= v < 2**63:
+                break
+        else:
+            return tuple(value)
     if value is None:
         return None
     if isinstance(value, np.ndarray):
