@@ -159,3 +159,18 @@ def test_hoisting_keeps_the_verdicts_of_the_lint_evaluator(codegen):
         except aclnn.AclnnError as exc:
             got = exc.check
         assert got == (verdict.check_id if verdict else None), (product, overrides)
+
+
+@pytest.mark.parametrize("summary", ["\u2028line separator first", "\nnewline first", 'ends with a quote"', " "])
+def test_summary_layout_leaves_no_trailing_whitespace(tmp_path, summary):
+    """The op and module docstrings start with 'aclnnXxx: <summary>'; an odd summary breaks no line."""
+    from generator.emit import python as py
+    from generator.generate import environment
+
+    def mutate(data):
+        data["summary"] = {"zh": summary, "en": summary}
+
+    project = load_project(spec_tree(tmp_path, mutate=mutate))
+    source = environment().get_template("python/op.py.j2").render(**py.op_context(project.ops[0], project.catalog))
+    compile(source, "op.py", "exec")
+    assert [line for line in source.splitlines() if line != line.rstrip()] == []

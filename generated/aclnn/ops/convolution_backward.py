@@ -1859,8 +1859,8 @@ def convolution_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnConvolutionBackward: Backward of a convolution; computes the gradients with respect to the input, the weight and
-    the bias as selected by the output mask.
+    """aclnnConvolutionBackward: Backward of a convolution; computes the gradients with respect to the
+    input, the weight and the bias as selected by the output mask.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

@@ -268,8 +268,8 @@ def elu_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnEluBackward: Backward of the ELU activation (aclnnElu); returns the gradient with respect to the forward
-    input.
+    """aclnnEluBackward: Backward of the ELU activation (aclnnElu); returns the gradient with respect
+    to the forward input.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

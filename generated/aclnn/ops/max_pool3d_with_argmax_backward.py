@@ -440,8 +440,9 @@ def max_pool3d_with_argmax_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnMaxPool3dWithArgmaxBackward: Backward of the max pooling aclnnMaxPool3dWithArgmax; scatters each gradient back to the
-    position of its window's maximum, accumulating where positions coincide.
+    """aclnnMaxPool3dWithArgmaxBackward: Backward of the max pooling aclnnMaxPool3dWithArgmax; scatters
+    each gradient back to the position of its window's maximum, accumulating where positions
+    coincide.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

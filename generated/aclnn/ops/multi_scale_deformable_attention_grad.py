@@ -690,8 +690,8 @@ def multi_scale_deformable_attention_grad(
     product="910b",
     backend="numpy",
 ):
-    """aclnnMultiScaleDeformableAttentionGrad: Backward of MultiScaleDeformableAttention; computes the gradients of value, location and
-    attnWeight from the forward inputs and the output gradient.
+    """aclnnMultiScaleDeformableAttentionGrad: Backward of MultiScaleDeformableAttention; computes the
+    gradients of value, location and attnWeight from the forward inputs and the output gradient.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
