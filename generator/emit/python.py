@@ -200,7 +200,7 @@ def _shared_conditions(info: OpInfo, names: _Names, non_null: list[frozenset]) -
         if c.enforced and c.when:
             uses.setdefault(_py(info.exprs[("checks", i, "when")], names), []).append(i)
     taken = set(names.values()) | GENERATED_NAMES | USED_BUILTINS
-    out: dict[int, tuple[str, bool]] = {}
+    out: dict[int, tuple[str, int]] = {}
     for indices in uses.values():
         first = indices[0]
         node = info.exprs[("checks", first, "when")]
