@@ -55,6 +55,8 @@ def cmd_lint(args) -> int:
         reviews += len(markers)
         if args.strict:
             diags += _strict_diagnostics(project) + markers
+        if args.deep:
+            diags += _deep(project)
     for d in sorted(set(diags)):
         print(d, file=sys.stderr)
     if diags:
@@ -63,6 +65,20 @@ def cmd_lint(args) -> int:
     pending = f" ({reviews} review marker(s) left; 'opgen lint --strict' lists them)" if reviews else ""
     print(f"opgen lint: {count} spec(s) OK{pending}")
     return 0
+
+
+def _deep(project) -> list[Diagnostic]:
+    """--deep: kernel contract, example run, every check case (generator.deep); notes on stdout."""
+    from generator.deep import deep_check
+
+    diags = []
+    for report in deep_check(project):
+        for note in report.notes:
+            print(f"opgen lint --deep: {report.op}: {note}")
+        if report.diagnostics:
+            print(f"opgen lint --deep: {report.op}: {len(report.diagnostics)} problem(s), listed on stderr")
+        diags += report.diagnostics
+    return diags
 
 
 def _review_markers(project) -> list[Diagnostic]:
@@ -179,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         "--strict",
         action="store_true",
         help="also require English text for every prose field and report every review marker",
+    )
+    lint.add_argument(
+        "--deep",
+        action="store_true",
+        help="also prove each spec works: kernel signature, example run against 'expected', every check case",
     )
     lint.set_defaults(func=cmd_lint)
 
