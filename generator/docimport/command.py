@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from generator.diagnostics import display_path
+from generator.diagnostics import SpecError, display_path
 
 
 def _catalog_dir(folder: Path, default: Path) -> Path:
@@ -24,7 +24,6 @@ def _catalog_dir(folder: Path, default: Path) -> Path:
 
 def run(args, default_specs: Path) -> int:
     """Run the subcommand (``args``: docs, out, en, quiet as parsed by ``generator.cli``)."""
-    from generator.diagnostics import SpecError
     from generator.docimport import import_doc, write_spec
     from generator.loader import load_catalog
 
@@ -67,3 +66,48 @@ def run(args, default_specs: Path) -> int:
     elapsed = time.perf_counter() - start
     print(f"opgen import-doc: {written} spec(s) written from {len(args.docs)} doc(s), {elapsed:.2f} s")
     return 1 if written == 0 or refused else 0
+
+
+def run_diff(args, default_specs: Path) -> int:
+    """``opgen diff OLD NEW [--format text|markdown|json]``: exit 1 on a breaking change, 2 when an
+    input cannot be read."""
+    from generator.docimport import Context
+    from generator.docimport.diff import Change, OpDiff, diff_views, report
+    from generator.docimport.inputs import load_side
+    from generator.loader import load_catalog
+
+    try:
+        ctx = Context(load_catalog(default_specs))
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return 2
+    old = load_side(args.old, ctx, default_specs)
+    new = load_side(args.new, ctx, default_specs)
+    problems = old.problems + new.problems
+    for p in problems:
+        print(p, file=sys.stderr)
+    if not old.views or not new.views:
+        empty = old if not old.views else new
+        print(f"opgen diff: no spec or doc read from {empty.label}", file=sys.stderr)
+        return 2
+    pairs: list[tuple[str, object, object]] = []
+    if not args.old.is_dir() and not args.new.is_dir() and len(old.views) == 1 and len(new.views) == 1:
+        [(name_a, a)] = old.views.items()
+        [(name_b, b)] = new.views.items()
+        pairs.append((name_b if name_a == name_b else f"{name_a} -> {name_b}", a, b))
+    else:
+        for name in sorted(set(old.views) | set(new.views)):
+            pairs.append((name, old.views.get(name), new.views.get(name)))
+    diffs = []
+    for name, a, b in pairs:
+        d = OpDiff(name, a.source if a else "", b.source if b else "")
+        if a is None:
+            d.changes.append(Change("op", "added", name, None, name, False, 0, f"operator added: {name}"))
+        elif b is None:
+            d.changes.append(Change("op", "removed", name, name, None, True, 0, f"operator removed: {name}"))
+        else:
+            d.changes = diff_views(a, b, ctx.catalog)
+        diffs.append(d)
+    sys.stdout.write(report(diffs, args.format, old.label, new.label))
+    return 1 if any(d.breaking for d in diffs) else 0
