@@ -111,3 +111,40 @@ def run_diff(args, default_specs: Path) -> int:
         diffs.append(d)
     sys.stdout.write(report(diffs, args.format, old.label, new.label))
     return 1 if any(d.breaking for d in diffs) else 0
+
+
+def run_sync(args, default_specs: Path) -> int:
+    """``opgen sync SPEC DOC [--en DOC] [--base DOC] [--dry-run]``: print what was applied and what
+    was marked for review; exit 1 when the spec or the doc cannot be used (nothing written)."""
+    from generator.docimport import Context
+    from generator.docimport.inputs import catalog_dir
+    from generator.docimport.sync import SyncError, sync, write
+    from generator.loader import load_catalog
+
+    try:
+        ctx = Context(load_catalog(catalog_dir(args.spec, default_specs)))
+        result = sync(args.spec, args.doc, ctx, en=args.en, base=args.base)
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return 1
+    except SyncError as exc:
+        for p in exc.problems:
+            print(p, file=sys.stderr)
+        print(f"opgen sync: {display_path(args.spec)} not changed", file=sys.stderr)
+        return 1
+    print(f"{display_path(args.spec)} <- {display_path(args.doc)} (changes since: {result.base})")
+    for action in result.actions:
+        print(f"  {action.status:<8} {action.message}")
+    applied, marked, already = result.count("applied"), result.count("review"), result.count("already")
+    if not result.actions:
+        print("  nothing to apply: the spec is in step with the doc")
+    verb = "would be written" if args.dry_run else "written"
+    state = f"{display_path(args.spec)} {verb}" if result.changed else f"{display_path(args.spec)} unchanged"
+    print(
+        f"opgen sync: {applied} applied, {marked} review marker(s), {already} already in the spec; {state}"
+        + (" (dry run: nothing written)" if args.dry_run else "")
+    )
+    if not args.dry_run:
+        write(result)
+    return 0

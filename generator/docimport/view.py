@@ -59,7 +59,8 @@ def tokens(text: str | None) -> tuple[str, ...]:
 
 def similarity(a, b) -> float:
     """How alike two texts are (0..1), given as :func:`tokens`: the matching-blocks ratio of their
-    words, raised to at least 0.8 when one contains the other (a detail added or dropped)."""
+    words, raised to at least 0.8 when one contains the other (a detail added or dropped), halved when
+    both name parameters (ASCII words) and share none."""
     if not a or not b:
         return 0.0
     if a == b:
@@ -68,7 +69,14 @@ def similarity(a, b) -> float:
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) >= 4 and _contains(long_, short):
         ratio = max(ratio, 0.8)
+    names_a, names_b = _names(a), _names(b)
+    if names_a and names_b and not names_a & names_b:
+        ratio *= 0.5  # the same sentence about other parameters is another row
     return ratio
+
+
+def _names(words: tuple) -> set[str]:
+    return {w for w in words if w[0].isalpha() and w.isascii() and len(w) > 1}
 
 
 def _contains(long_: tuple, short: tuple) -> bool:
@@ -179,6 +187,7 @@ class RowView:
     products: frozenset[str] | None  # None: every product
     line: int = 0
     checks: list[str] = field(default_factory=list)  # ids of the spec checks that make this row
+    rules: list[tuple] = field(default_factory=list)  # rule_key() of the checks the importer read from it
 
     @property
     def key(self) -> str:
@@ -273,6 +282,22 @@ def spec_rows(spec, catalog) -> list[RowView]:
         if row.products is not None and set(spec.products) <= row.products:
             row.products = None
     return out
+
+
+def rule_key(kind: str, params, expr: str | None) -> tuple:
+    """What a check tests, for matching a doc row with the curated checks that state it in other
+    words: its kind, its parameters and (for ``expr``) the expression without spaces."""
+    expr = "".join(expr.split()) if expr and expr.strip() != "true" else None
+    return (kind, frozenset(params or ()), expr)
+
+
+def covers(a: tuple, b: tuple) -> bool:
+    """Whether two rule keys test the same thing (same kind; shared parameters or the same expression)."""
+    if a[0] != b[0]:
+        return False
+    if a[0] == "expr":
+        return a[2] is not None and a[2] == b[2]
+    return bool(a[1] & b[1])
 
 
 def _code(ref, catalog) -> int | None:
@@ -375,6 +400,13 @@ def doc_view(imported, facts, catalog, en_facts=None, source: str = "") -> View:
             continue
         rows[key] = RowView(text, row.code, products, row.line)
     view.errors = list(rows.values())
+    rules: dict[str, list[tuple]] = {}
+    for check in imported.data.get("checks", []):
+        if check.get("documented", True):
+            key = rule_key(check["kind"], check.get("params"), check.get("expr"))
+            rules.setdefault(norm(check["text"]["zh"]), []).append(key)
+    for row in view.errors:
+        row.rules = rules.get(row.key, [])
     view.lines["products"] = facts.products[0].line if facts.products else facts.title_line
     for product in facts.products:
         view.lines.setdefault(f"product:{product.tag}", product.line)
