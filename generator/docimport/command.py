@@ -87,9 +87,9 @@ def run_diff(args, default_specs: Path) -> int:
     problems = old.problems + new.problems
     for p in problems:
         print(p, file=sys.stderr)
-    if not old.views or not new.views:
-        empty = old if not old.views else new
-        print(f"opgen diff: no spec or doc read from {empty.label}", file=sys.stderr)
+    missing = [side for side in (old, new) if not side.path.exists()]
+    if missing or (not old.views and not new.views):
+        print(f"opgen diff: no spec or doc read from {(missing or [old])[0].label}", file=sys.stderr)
         return 2
     pairs: list[tuple[str, object, object]] = []
     if not args.old.is_dir() and not args.new.is_dir() and len(old.views) == 1 and len(new.views) == 1:

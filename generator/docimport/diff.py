@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from generator.docimport.view import RowView, View, align, norm
+from generator.docimport.view import ConstraintView, RowView, TextView, View, align, norm
 
 
 @dataclass
 class Change:
-    area: str  # product | param | dtype | format | rank | non_contiguous | empty | scalar | error | constraint | text | determinism | op
+    area: str  # product | param | dtype | format | rank | shape | non_contiguous | empty | scalar | error | constraint | text | determinism | op
     action: str  # added | removed | renamed | retyped | reworded | code | products | narrowed | widened | stated | unstated | changed
     subject: str  # what changed: a product tag, a parameter, "gradOutput on 910b", an error text...
     old: object = None
@@ -47,6 +47,18 @@ class Change:
 
 
 def _jsonable(value):
+    if isinstance(value, TextView):
+        return {"zh": value.zh, "en": value.en} if value.en else {"zh": value.zh}
+    if isinstance(value, RowView):
+        out = {"text": _jsonable(value.text), "code": value.code}
+        if value.products is not None:
+            out["products"] = sorted(value.products, key=_order)
+        return out
+    if isinstance(value, ConstraintView):
+        out = {"text": _jsonable(value.text)}
+        if value.products is not None:
+            out["products"] = sorted(value.products, key=_order)
+        return out
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     if isinstance(value, tuple):
@@ -298,6 +310,15 @@ def _diff_param(a, b, new: View) -> list[Change]:
             )
     if a.rank != b.rank and (a.is_tensor and b.is_tensor):
         out.append(_rank_change(name, a.rank, b.rank, line))
+    if a.shape.key != b.shape.key and (a.is_tensor and b.is_tensor):
+        x, y = a.shape, b.shape
+        action = "changed" if x and y else ("added" if y else "removed")
+        detail = (
+            f"{name} shape {action}: {_q(x.zh)} -> {_q(y.zh)}"
+            if x and y
+            else f"{name} shape {action}: {_q((y or x).zh)}"
+        )
+        out.append(Change("shape", action, name, x.zh, y.zh, action == "changed", line, detail, ("shape", name)))
     for attr, label in (("non_contiguous", "non-contiguous tensors"), ("empty", "empty tensors")):
         x, y = getattr(a, attr), getattr(b, attr)
         if x is not None and y is not None and x != y:

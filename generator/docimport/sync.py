@@ -643,14 +643,24 @@ class Editor:
             current = getattr(self.ours, key[0])
             self.text_change(c, self.tree, key[0], current.zh if current else "", c.subject, _ORDER["spec"])
 
+    def on_shape(self, c: Change) -> None:
+        name = c.subject
+        node, spec_param = self.param_node(name), self.spec_param(name)
+        if node is None or spec_param is None or spec_param.tensor is None:
+            self.act("already", f"{name}: no tensor in the spec", c)
+            return
+        current = spec_param.tensor.shape
+        tensor = node["tensor"]
+        self.text_change(c, tensor, "shape", current.zh if current else "", f"{name} shape", _ORDER["tensor"], node)
+
     def on_determinism(self, c: Change) -> None:
         current = self.ours.deterministic
         self.text_change(c, self.tree, "deterministic", current.zh if current else "", "determinism", _ORDER["spec"])
 
-    def text_change(self, c: Change, holder, field_: str, o: str, label: str, order: list[str]) -> None:
+    def text_change(self, c: Change, holder, field_: str, o: str, label: str, order: list[str], target=None) -> None:
         b, t = c.old or "", c.new or ""
         verdict = self.three_way(norm(o), norm(b), norm(t))
-        target = holder
+        target = holder if target is None else target
         if verdict == "already":
             self.act("already", f"{label}: the spec already says it", c)
             return
@@ -668,7 +678,7 @@ class Editor:
             self.review(target, reason, f"{label}: {c.action} in the doc (review)", c)
             return
         if not t:
-            if field_ in ("usage", "deterministic") and field_ in holder:
+            if field_ in ("usage", "deterministic", "shape") and field_ in holder:
                 del holder[field_]
                 self.act("applied", f"{label} removed", c)
             else:

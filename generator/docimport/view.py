@@ -170,6 +170,7 @@ class ParamView:
     castable_to: str | None = None
     formats: tuple[str, ...] | None = None
     rank: tuple[int, int] | None = None
+    shape: TextView = field(default_factory=TextView)
     non_contiguous: bool | None = None
     empty: bool | None = None
 
@@ -250,6 +251,7 @@ def _param_view(p, index: int, products: list[str], every: list[str]) -> ParamVi
         view.dtypes = _table(p.tensor.dtypes, products, every)
         view.formats = tuple(p.tensor.formats)
         view.rank = (p.tensor.rank.min, p.tensor.rank.max) if p.tensor.rank else None
+        view.shape = _text(p.tensor.shape)
         view.non_contiguous = p.tensor.non_contiguous
         view.empty = p.tensor.empty
     elif p.scalar is not None:
