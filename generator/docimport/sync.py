@@ -274,6 +274,7 @@ class Editor:
         self.spec_reviews: list[str] = []
         self.added_checks: list[str] = []
         self.added_constraints: set[str] = set()
+        self.tables: dict[str, dict] = {}
 
     # -- bookkeeping
 
@@ -377,7 +378,7 @@ class Editor:
             spec_param = next((x for x in self.ours.params if x.name == p.name), None)
             if node is None or spec_param is None or spec_param.tensor is None:
                 continue
-            table = full_table(spec_param.tensor.dtypes, list(self.catalog.product_tags))
+            table = self.table(p.name, spec_param.tensor.dtypes)
             if tag in table:
                 if set(table[tag]) != set(p.dtypes[tag]):
                     self.review(
@@ -472,7 +473,7 @@ class Editor:
         if node is None or rules is None:
             self.act("already", f"{name}: no dtype table in the spec", c)
             return
-        table = full_table(rules, list(self.catalog.product_tags))
+        table = self.table(name, rules)
         t_param = self.t.param(name)
         b_param = self.b.param(name)
         changed = False
@@ -501,6 +502,12 @@ class Editor:
             self.act("applied", c.detail, c)
         elif not any(a.change is c for a in self.actions):
             self.act("already", f"{c.detail} (already in the spec)", c)
+
+    def table(self, name: str, rules) -> dict:
+        """The parameter's dtype table as edited so far (product -> dtypes, every product it names)."""
+        if name not in self.tables:
+            self.tables[name] = full_table(rules, list(self.catalog.product_tags))
+        return self.tables[name]
 
     def set_table(self, node, rules, table: dict, scalar: bool = False) -> None:
         """Rewrite a dtype rule list for ``table`` (product -> dtypes), keeping unchanged rules as they are."""
@@ -853,12 +860,21 @@ class Editor:
                 continue
             covered |= set(ids)
             worded = [i for i in ids if norm(checks[i].text.zh) == row.key or extends(checks[i].text.zh, row.text.zh)]
+            words = tokens(row.text.zh)
             for node in self.check_nodes(ids):
                 check = checks[node["id"]]
                 doc = self.catalog.status(check.doc_code if check.doc_code is not None else check.code)[0]
                 if row.code is not None and doc != row.code and check.id in worded:
                     c.old = RowView(row.text, doc, row.products)
                     self.code_changed(c, node, check, f"check {check.id}")
+                if check.id not in worded and similarity(tokens(check.text.zh), words) >= 0.8:
+                    self.review(
+                        node,
+                        f"{self.where(row.line)}: the doc's row reads {_q(row.text.zh)}: take the doc's words (and check "
+                        "the rule) or keep the curated text, then delete this marker",
+                        f"check {check.id}: worded differently from the doc",
+                        c,
+                    )
             how = "in its words" if worded else "in other words"
             self.act("already", f"error row {_q(row.text.zh)}: stated {how} by {', '.join(ids)}", c)
         elsewhere = [
