@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from generator.docimport.view import ConstraintView, RowView, TextView, View, align, norm
+from generator.docimport.view import ConstraintView, RowView, TextView, View, align, norm, regroup
 
 
 @dataclass
@@ -313,6 +313,8 @@ def _diff_param(a, b, new: View) -> list[Change]:
     if a.shape.key != b.shape.key and (a.is_tensor and b.is_tensor):
         x, y = a.shape, b.shape
         action = "changed" if x and y else ("added" if y else "removed")
+        if action == "changed" and _dims(x.zh) is not None and _dims(x.zh) == _dims(y.zh):
+            action = "reworded"  # the same dimensions, other words around them
         detail = (
             f"{name} shape {action}: {_q(x.zh)} -> {_q(y.zh)}"
             if x and y
@@ -326,6 +328,15 @@ def _diff_param(a, b, new: View) -> list[Change]:
             detail = f"{name}: {label} {'no longer supported' if action == 'removed' else 'now supported'}"
             out.append(Change(attr, action, name, x, y, action == "removed", line, detail, (attr, name)))
     return out
+
+
+def _dims(shape: str) -> str | None:
+    """The dimension tuple a shape text starts with (``(bs, num_queries, 2)``), normalised."""
+    import re
+    import unicodedata
+
+    m = re.match(r"\s*\(([^()]*)\)", unicodedata.normalize("NFKC", shape))
+    return norm(m.group(1)) if m else None
 
 
 def _rank_change(name: str, x, y, line: int) -> Change:
@@ -394,11 +405,22 @@ def _row_label(row: RowView) -> str:
 def _diff_errors(old: View, new: View) -> list[Change]:
     out: list[Change] = []
     a_rows, b_rows = list(old.errors), list(new.errors)
-    matched = [
-        (a_rows[i], b_rows[j], score) for i, j, score in align([r.text.zh for r in a_rows], [r.text.zh for r in b_rows])
-    ]
-    paired_a = {id(x) for x, _, _ in matched}
-    paired_b = {id(y) for _, y, _ in matched}
+    a_texts, b_texts = [r.text.zh for r in a_rows], [r.text.zh for r in b_rows]
+    pairs = align(a_texts, b_texts)
+    matched = [(a_rows[i], b_rows[j], score) for i, j, score in pairs]
+    groups = regroup(a_texts, b_texts, {i for i, _, _ in pairs}, {j for _, j, _ in pairs})
+    paired_a = {id(x) for x, _, _ in matched} | {id(a_rows[i]) for g, _ in groups for i in g}
+    paired_b = {id(y) for _, y, _ in matched} | {id(b_rows[j]) for _, g in groups for j in g}
+    for xs, ys in groups:
+        xr, yr = [a_rows[i] for i in xs], [b_rows[j] for j in ys]
+        action = "split" if len(xr) == 1 else "merged"
+        codes = {r.code for r in xr + yr}
+        detail = f"error row {action}: {', '.join(_q(r.text.zh) for r in xr)} -> {', '.join(_q(r.text.zh) for r in yr)}"
+        if len(codes) > 1:
+            detail += f"; codes {', '.join(str(c) for c in sorted(codes, key=str))}"
+        out.append(
+            Change("error", action, yr[0].text.zh, xr, yr, len(codes) > 1, yr[0].line, detail, ("error-group", tuple(r.key for r in xr), tuple(r.key for r in yr)))
+        )
     for x, y, _ in matched:
         changes = []
         if x.key != y.key:
@@ -471,11 +493,17 @@ def _diff_errors(old: View, new: View) -> list[Change]:
 def _diff_constraints(old: View, new: View) -> list[Change]:
     out: list[Change] = []
     a_items, b_items = list(old.constraints), list(new.constraints)
-    matched = [
-        (a_items[i], b_items[j]) for i, j, _ in align([c.text.zh for c in a_items], [c.text.zh for c in b_items])
-    ]
-    used_a = {id(x) for x, _ in matched}
-    used_b = {id(y) for _, y in matched}
+    a_texts, b_texts = [c.text.zh for c in a_items], [c.text.zh for c in b_items]
+    pairs = align(a_texts, b_texts)
+    matched = [(a_items[i], b_items[j]) for i, j, _ in pairs]
+    groups = regroup(a_texts, b_texts, {i for i, _, _ in pairs}, {j for _, j, _ in pairs})
+    used_a = {id(x) for x, _ in matched} | {id(a_items[i]) for g, _ in groups for i in g}
+    used_b = {id(y) for _, y in matched} | {id(b_items[j]) for _, g in groups for j in g}
+    for xs, ys in groups:
+        xc, yc = [a_items[i] for i in xs], [b_items[j] for j in ys]
+        action = "split" if len(xc) == 1 else "merged"
+        detail = f"constraint {action}: {', '.join(_q(c.text.zh) for c in xc)} -> {', '.join(_q(c.text.zh) for c in yc)}"
+        out.append(Change("constraint", action, yc[0].text.zh, xc, yc, False, yc[0].line, detail, ("constraint-group",)))
     for x, y in matched:
         if x.text.key != y.text.key:
             out.append(

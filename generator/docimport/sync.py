@@ -749,6 +749,20 @@ class Editor:
         return out
 
     def on_constraint(self, c: Change) -> None:
+        if c.action in ("split", "merged"):
+            nodes = [n for x in c.old for n in self.constraint_nodes(x.text.key)]
+            if nodes and self.two_way:
+                self.act("kept", f"constraint kept as curated; the doc now states it as {len(c.new)} item(s)", c)
+                return
+            seq = self.tree.get("constraints")
+            for node in nodes:
+                del seq[list(seq).index(node)]
+            for item in c.new:
+                if not self.constraint_nodes(item.text.key):
+                    self.add_constraint(Change("constraint", "added", item.text.zh, None, item, False, item.line, "", ()))
+            if nodes:
+                self.act("applied", f"constraint {c.action}: {c.detail.split(': ', 1)[1]}", c)
+            return
         _, old_key, new_key = c.key
         if c.action == "added":
             if self.constraint_nodes(new_key):
@@ -897,6 +911,9 @@ class Editor:
                 )
 
     def on_error(self, c: Change) -> None:
+        if c.action in ("split", "merged"):
+            self.rows_regrouped(c)
+            return
         b, t = c.old, c.new
         if c.action == "added":
             self.row_added(c, t)
@@ -949,6 +966,22 @@ class Editor:
                     f"{label}: error row products changed (review)",
                     c,
                 )
+
+    def rows_regrouped(self, c: Change) -> None:
+        """Rows the doc now states as several (or as one): the checks of the old rows are marked."""
+        ids = list(dict.fromkeys(i for row in c.old for i in self.checks_for(row)))
+        if not ids:
+            for row in c.new:
+                self.row_added(c, row)
+            return
+        news = ", ".join(_q(r.text.zh) for r in c.new)
+        for node in self.check_nodes(ids):
+            self.review(
+                node,
+                f"{self.where(c.line)}: the doc now states this error as {news}: check the rule(s) and the text",
+                f"check {node['id']}: error row {c.action} in the doc",
+                c,
+            )
 
     def code_changed(self, c: Change, node, check, label: str) -> None:
         new_code = c.new.code

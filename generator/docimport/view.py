@@ -142,6 +142,29 @@ def align(old: list[str], new: list[str]) -> list[tuple[int, int, float]]:
     return sorted(out)
 
 
+def regroup(old: list[str], new: list[str], used_old: set[int], used_new: set[int]) -> list[tuple[list[int], list[int]]]:
+    """Texts the other version splits into several (or merges from several): ``[(old indices, new
+    indices)]`` where one side has one text and the other at least two unpaired texts that restate it
+    (each shares a name or number with it; together they read alike, similarity >= 0.5)."""
+    out: list[tuple[list[int], list[int]]] = []
+    for one, many, used_one, used_many, flip in ((old, new, used_old, used_new, False), (new, old, used_new, used_old, True)):
+        for i, text in enumerate(one):
+            if i in used_one:
+                continue
+            words = tokens(text)
+            keys = {w for w in words if len(w) >= 2 and w.isascii() and w[0].isalnum()}
+            parts = [j for j, t in enumerate(many) if j not in used_many and keys & set(tokens(t))]
+            if len(parts) < 2:
+                continue
+            together = tuple(w for j in parts for w in tokens(many[j]))
+            if similarity(words, together) < 0.5:
+                continue
+            used_one.add(i)
+            used_many.update(parts)
+            out.append((parts, [i]) if flip else ([i], parts))
+    return out
+
+
 # --- the view -----------------------------------------------------------------------------------
 
 
