@@ -419,7 +419,17 @@ def _diff_errors(old: View, new: View) -> list[Change]:
         if len(codes) > 1:
             detail += f"; codes {', '.join(str(c) for c in sorted(codes, key=str))}"
         out.append(
-            Change("error", action, yr[0].text.zh, xr, yr, len(codes) > 1, yr[0].line, detail, ("error-group", tuple(r.key for r in xr), tuple(r.key for r in yr)))
+            Change(
+                "error",
+                action,
+                yr[0].text.zh,
+                xr,
+                yr,
+                len(codes) > 1,
+                yr[0].line,
+                detail,
+                ("error-group", tuple(r.key for r in xr), tuple(r.key for r in yr)),
+            )
         )
     for x, y, _ in matched:
         changes = []
@@ -502,8 +512,12 @@ def _diff_constraints(old: View, new: View) -> list[Change]:
     for xs, ys in groups:
         xc, yc = [a_items[i] for i in xs], [b_items[j] for j in ys]
         action = "split" if len(xc) == 1 else "merged"
-        detail = f"constraint {action}: {', '.join(_q(c.text.zh) for c in xc)} -> {', '.join(_q(c.text.zh) for c in yc)}"
-        out.append(Change("constraint", action, yc[0].text.zh, xc, yc, False, yc[0].line, detail, ("constraint-group",)))
+        detail = (
+            f"constraint {action}: {', '.join(_q(c.text.zh) for c in xc)} -> {', '.join(_q(c.text.zh) for c in yc)}"
+        )
+        out.append(
+            Change("constraint", action, yc[0].text.zh, xc, yc, False, yc[0].line, detail, ("constraint-group",))
+        )
     for x, y in matched:
         if x.text.key != y.text.key:
             out.append(

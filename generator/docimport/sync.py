@@ -203,6 +203,124 @@ def write(result: SyncResult) -> None:
             path.write_bytes(data)
 
 
+# --- editing without losing comments -----------------------------------------------------------------
+#
+# ruamel keeps a comment that follows a node with the last key of the innermost mapping before it (the
+# rest of that key's line, then whole comment lines). Adding a key after it, inserting an item after
+# it or deleting it would move or drop the comment lines; these helpers carry them along.
+
+
+def _is_block(node) -> bool:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    return isinstance(node, (CommentedMap, CommentedSeq)) and len(node) > 0 and not node.fa.flow_style()
+
+
+def _tail(node):
+    """``(mapping, key)`` holding the comment that follows ``node``, or None."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    while True:
+        if isinstance(node, CommentedMap) and len(node):
+            key = list(node)[-1]
+            if _is_block(node[key]):
+                node = node[key]
+                continue
+            return node, key
+        if isinstance(node, CommentedSeq) and len(node) and _is_block(node[-1]):
+            node = node[-1]
+            continue
+        return None
+
+
+def _take_lines(node) -> str:
+    """Remove and return the whole comment lines that follow ``node`` (its end-of-line comment stays)."""
+    where = _tail(node)
+    if where is None:
+        return ""
+    mapping, key = where
+    entry = mapping.ca.items.get(key)
+    if not entry or len(entry) < 3 or entry[2] is None:
+        return ""
+    token = entry[2]
+    value = token.value
+    if value.startswith("#"):  # the key's own end-of-line comment, then whole lines
+        inline, _, rest = value.partition("\n")
+        token.value = inline + "\n"
+        return rest
+    entry[2] = None
+    return value[1:] if value.startswith("\n") else value
+
+
+def _give_lines(node, lines: str) -> None:
+    """Put whole comment lines after ``node``."""
+    if not lines:
+        return
+    where = _tail(node)
+    if where is None:
+        return
+    mapping, key = where
+    entry = mapping.ca.items.setdefault(key, [None, None, None, None])
+    while len(entry) < 4:
+        entry.append(None)
+    if entry[2] is None:
+        entry[2] = _token("\n" + lines)
+    else:
+        value = entry[2].value
+        entry[2].value = value + lines if value.endswith("\n") else value + "\n" + lines
+
+
+def _token(text: str):
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    return CommentToken(text, CommentMark(0), None)
+
+
+def _append_key(mapping, key, value) -> None:
+    """Add ``key`` at the end of ``mapping``; comment lines after the mapping stay after it."""
+    lines = _take_lines(mapping)
+    mapping[key] = value
+    _give_lines(mapping, lines)
+
+
+def _delete_key(mapping, key) -> None:
+    """Delete ``key``; comment lines after it stay where they were."""
+    keys = list(mapping)
+    last = keys[-1] == key
+    lines = _take_lines(mapping) if last else ""
+    entry = mapping.ca.items.pop(key, None)
+    if not last and entry and len(entry) > 2 and entry[2] is not None:
+        value = entry[2].value
+        lines = value.partition("\n")[2] if value.startswith("#") else value.lstrip("\n")
+    del mapping[key]
+    if last:
+        _give_lines(mapping, lines)
+    elif lines:
+        previous = keys[keys.index(key) - 1] if keys.index(key) else None
+        if previous is not None:
+            slot = mapping.ca.items.setdefault(previous, [None, None, None, None])
+            if slot[2] is None:
+                slot[2] = _token("\n" + lines)
+            else:
+                slot[2].value = slot[2].value + lines
+
+
+def _insert_item(seq, index: int, node) -> None:
+    """Insert ``node`` at ``index``; comment lines that followed the item before it now follow ``node``."""
+    lines = _take_lines(seq[index - 1]) if index > 0 else ""
+    seq.insert(index, node)
+    _give_lines(node, lines)
+
+
+def _delete_item(seq, index: int) -> None:
+    """Delete ``seq[index]``; the comment lines that followed it now follow the item before it."""
+    lines = _take_lines(seq[index])
+    del seq[index]
+    if index > 0:
+        _give_lines(seq[index - 1], lines)
+
+
 # --- applying changes ---------------------------------------------------------------------------
 
 
@@ -233,7 +351,7 @@ def _put(mapping, key: str, value, order: list[str]) -> None:
         if existing in later:
             mapping.insert(i, key, value)
             return
-    mapping[key] = value
+    _append_key(mapping, key, value)
 
 
 def _plain(node):
@@ -290,7 +408,10 @@ class Editor:
         old = node.get("review")
         if old and text in str(old):
             return
-        node["review"] = _styled("review", f"{old}; {text}" if old else text)
+        if old:
+            node["review"] = _styled("review", f"{old}; {text}")
+        else:
+            _append_key(node, "review", _styled("review", text))
         self.act("review", f"{message.removesuffix(' (review)')}: {reason}", change)
 
     def param_node(self, name: str):
@@ -431,7 +552,7 @@ class Editor:
         data = dict(data)
         data.pop("review", None)
         node = _styled_item(data, "params")
-        params.insert(index, node)
+        _insert_item(params, index, node)
         self.act("applied", f"parameter added: {data['ctype']} {name}", c)
         self.review(
             node,
@@ -617,7 +738,7 @@ class Editor:
         else:
             if c.new:
                 if key in node["tensor"]:
-                    del node["tensor"][key]
+                    _delete_key(node["tensor"], key)
             else:
                 _put(node["tensor"], key, False, _ORDER["tensor"])
             self.act("applied", c.detail, c)
@@ -674,6 +795,9 @@ class Editor:
         if self.two_way and t and extends(o, t):
             self.act("kept", f"{label}: the spec's curated text keeps the doc's words and adds to them", c)
             return
+        if self.two_way and not t:
+            self.act("kept", f"{label}: the doc says nothing; the spec's curated text is kept", c)
+            return
         if self.two_way and not o:
             verdict = "apply"
         if verdict == "conflict" or (self.two_way and o):
@@ -686,7 +810,7 @@ class Editor:
             return
         if not t:
             if field_ in ("usage", "deterministic", "shape") and field_ in holder:
-                del holder[field_]
+                _delete_key(holder, field_)
                 self.act("applied", f"{label} removed", c)
             else:
                 self.review(
@@ -731,7 +855,7 @@ class Editor:
             )
         elif not c.new:
             if "formula" in self.tree:
-                del self.tree["formula"]
+                _delete_key(self.tree, "formula")
             self.act("applied", "formula removed", c)
         else:
             from ruamel.yaml.scalarstring import LiteralScalarString
@@ -756,10 +880,12 @@ class Editor:
                 return
             seq = self.tree.get("constraints")
             for node in nodes:
-                del seq[list(seq).index(node)]
+                _delete_item(seq, list(seq).index(node))
             for item in c.new:
                 if not self.constraint_nodes(item.text.key):
-                    self.add_constraint(Change("constraint", "added", item.text.zh, None, item, False, item.line, "", ()))
+                    self.add_constraint(
+                        Change("constraint", "added", item.text.zh, None, item, False, item.line, "", ())
+                    )
             if nodes:
                 self.act("applied", f"constraint {c.action}: {c.detail.split(': ', 1)[1]}", c)
             return
@@ -771,6 +897,17 @@ class Editor:
             self.add_constraint(c)
             return
         nodes = self.constraint_nodes(old_key)
+        precision = {norm(t.zh) for t in self.ours.precision}
+        if not nodes and old_key in precision:  # curated as a precision note
+            if c.action == "removed" and not self.two_way:
+                self.spec_reviews.append(
+                    f"{self.where()}: the doc no longer states the precision note {_q(c.old.text.zh)}"
+                )
+            elif c.action == "reworded" and not (self.two_way and extends(c.old.text.zh, c.new.text.zh)):
+                self.spec_reviews.append(f"{self.where(c.line)}: the doc rewords a precision note: {_q(c.new.text.zh)}")
+            else:
+                self.act("kept", f"precision note kept as curated: {_q(c.old.text.zh)}", c)
+            return
         if not nodes:
             if c.action != "removed" and self.constraint_nodes(new_key):
                 self.act("already", f"constraint already in the spec: {_q(c.new.text.zh)}", c)
@@ -785,7 +922,7 @@ class Editor:
                 return
             seq = self.tree["constraints"]
             for node in nodes:
-                del seq[list(seq).index(node)]
+                _delete_item(seq, list(seq).index(node))
             self.act("applied", f"constraint removed: {_q(c.old.text.zh)}", c)
             return
         for node in nodes:
@@ -818,7 +955,7 @@ class Editor:
     def set_products(self, node, products) -> None:
         if products is None:
             if "products" in node:
-                del node["products"]
+                _delete_key(node, "products")
         else:
             tags = [t for t in self.t.products if t in products]
             _put(node, "products", _styled("products", tags), _ORDER["constraint"])
@@ -838,7 +975,7 @@ class Editor:
             node = self.tree["constraints"][0]
         else:
             node = _styled_item(value, "constraints")
-            self.tree["constraints"].append(node)
+            _insert_item(self.tree["constraints"], len(self.tree["constraints"]), node)
         self.act("applied", f"constraint added: {_q(row.text.zh)}", c)
         self.review(
             node,
@@ -850,16 +987,49 @@ class Editor:
 
     # -- error rows
 
-    def checks_for(self, row: RowView, *, undocumented: bool = False) -> list[str]:
+    def checks_for(self, row: RowView, *, undocumented: bool = False, among: list[RowView] | None = None) -> list[str]:
         """Ids of the spec's checks that state ``row``: the same words (or a refinement, or a close
-        rewording); else the checks testing what the importer reads in the row (same kind and
+        rewording: similarity >= 0.8), unless another row of ``among`` (the rows of the same doc) is
+        closer to the check; else the checks testing what the importer reads in the row (same kind and
         parameters, or the same expression). ``undocumented``: among the ``documented: false`` checks."""
         pool = [c for c in self.ours.checks if c.documented != undocumented]
+        rows = among if among is not None else self.rows_of(row)
         words = tokens(row.text.zh)
-        close = [c.id for c in pool if norm(c.text.zh) == row.key or similarity(tokens(c.text.zh), words) >= 0.8]
+        close = []
+        for c in pool:
+            mine = tokens(c.text.zh)
+            score = 1.0 if norm(c.text.zh) == row.key else similarity(mine, words)
+            if score < 0.8:
+                continue
+            best = max(
+                (1.0 if norm(c.text.zh) == r.key else similarity(mine, tokens(r.text.zh)) for r in rows), default=0
+            )
+            if score >= best:
+                close.append(c.id)
         if close:
             return close
         return [c.id for c in pool if any(covers(r, rule_key(c.kind, c.params, c.expr)) for r in row.rules)]
+
+    def in_tables(self, check) -> bool:
+        """Whether the doc's parameter table states the check's rule (dtype, format or rank columns)."""
+        column = {
+            "dtype_supported": "dtypes",
+            "format_supported": "formats",
+            "format_in": "formats",
+            "rank_supported": "rank",
+            "rank_in": "rank",
+        }.get(check.kind)
+        if column is None or not check.params:
+            return False
+        params = [self.t.param(name) for name in check.params]
+        return all(p is not None and getattr(p, column) for p in params)
+
+    def rows_of(self, row: RowView) -> list[RowView]:
+        """The rows of the doc version ``row`` belongs to (the new doc's or the base's)."""
+        for view in (self.t, self.b):
+            if any(r is row for r in view.errors):
+                return view.errors
+        return [row]
 
     def rows_two_way(self) -> None:
         """Without a base: every row of the doc is matched with the checks that state it; a row no check
@@ -873,7 +1043,13 @@ class Editor:
                 self.row_added(c, row)
                 continue
             covered |= set(ids)
-            worded = [i for i in ids if norm(checks[i].text.zh) == row.key or extends(checks[i].text.zh, row.text.zh)]
+            worded = [
+                i
+                for i in ids
+                if norm(checks[i].text.zh) == row.key
+                or extends(checks[i].text.zh, row.text.zh)  # the check adds detail to the row
+                or extends(row.text.zh, checks[i].text.zh)  # the check is one clause of the row
+            ]
             words = tokens(row.text.zh)
             for node in self.check_nodes(ids):
                 check = checks[node["id"]]
@@ -899,7 +1075,7 @@ class Editor:
         for check in self.ours.checks:
             if check.documented and check.id not in covered:
                 key = rule_key(check.kind, check.params, check.expr)
-                if any(covers(r, key) for r in elsewhere):
+                if any(covers(r, key) for r in elsewhere) or self.in_tables(check):
                     self.act("already", f"check {check.id}: the doc states its rule outside the error table")
                     continue
                 node = self.check_nodes([check.id])[0]
@@ -990,7 +1166,7 @@ class Editor:
             return
         if new_code == actual:
             if "doc_code" in node:
-                del node["doc_code"]
+                _delete_key(node, "doc_code")
                 self.act("applied", f"{label}: the doc now gives CANN's code {actual}; doc_code dropped", c)
             else:
                 self.act("already", f"{label}: code {actual}", c)
@@ -1022,7 +1198,7 @@ class Editor:
                 continue
             if not check.enforced:
                 seq = self.tree["checks"]
-                del seq[list(seq).index(node)]
+                _delete_item(seq, list(seq).index(node))
                 self.act("applied", f"{label} removed: the doc no longer lists it and CANN does not enforce it", c)
                 continue
             _put(node, "documented", False, _ORDER["check"])
@@ -1042,7 +1218,7 @@ class Editor:
             for node in self.check_nodes(ids):
                 check = checks[node["id"]]
                 if not check.documented:
-                    del node["documented"]
+                    _delete_key(node, "documented")
                     self.act("applied", f"check {check.id}: documented (the doc now lists {_q(t.text.zh)})", c)
                     self.review(
                         node,
@@ -1088,7 +1264,7 @@ class Editor:
             x["enforced"] = False
             x = {k: x[k] for k in _ORDER["check"] if k in x}
             node = _styled_item(x, "checks")
-            seq.insert(index, node)
+            _insert_item(seq, index, node)
             index += 1
             self.added_checks.append(ident)
             self.act("applied", f"check {ident} added (unenforced): {_q(t.text.zh)}", c)

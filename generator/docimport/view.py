@@ -11,7 +11,8 @@ doc are compared like with like:
   gives (``doc_code`` when CANN returns another), checks with the same text forming one row; checks
   CANN does not enforce (``enforced: false``) are rows too, since the doc states them. From a doc: its
   error table as read, before any mapping to rules;
-* constraints, determinism, summary, description and formula.
+* constraints (with a spec's ``precision`` notes, which docs state among the constraints),
+  determinism, summary, description and formula.
 
 Texts are compared after :func:`norm` (whitespace, punctuation width and clause punctuation do not
 count); :func:`similarity` pairs a reworded text with its old version.
@@ -142,12 +143,17 @@ def align(old: list[str], new: list[str]) -> list[tuple[int, int, float]]:
     return sorted(out)
 
 
-def regroup(old: list[str], new: list[str], used_old: set[int], used_new: set[int]) -> list[tuple[list[int], list[int]]]:
+def regroup(
+    old: list[str], new: list[str], used_old: set[int], used_new: set[int]
+) -> list[tuple[list[int], list[int]]]:
     """Texts the other version splits into several (or merges from several): ``[(old indices, new
     indices)]`` where one side has one text and the other at least two unpaired texts that restate it
     (each shares a name or number with it; together they read alike, similarity >= 0.5)."""
     out: list[tuple[list[int], list[int]]] = []
-    for one, many, used_one, used_many, flip in ((old, new, used_old, used_new, False), (new, old, used_new, used_old, True)):
+    for one, many, used_one, used_many, flip in (
+        (old, new, used_old, used_new, False),
+        (new, old, used_new, used_old, True),
+    ):
         for i, text in enumerate(one):
             if i in used_one:
                 continue
@@ -379,11 +385,9 @@ def spec_view(spec, catalog, source: str = "", kind: str = "spec") -> View:
     """The doc-owned facts of a spec (an ``OpSpec``)."""
     every = list(catalog.product_tags)
     products = list(spec.products)
-    constraints = _constraints(
-        [(_text(c.text), frozenset(c.products) if c.products is not None else None) for c in spec.constraints],
-        products,
-        catalog,
-    )
+    stated = [(_text(c.text), frozenset(c.products) if c.products is not None else None) for c in spec.constraints]
+    stated += [(_text(t), None) for t in spec.precision]  # curated specs file the doc's precision notes apart
+    constraints = _constraints(stated, products, catalog)
     return View(
         name=spec.name,
         source=source,
@@ -439,6 +443,10 @@ def doc_view(imported, facts, catalog, en_facts=None, source: str = "") -> View:
         view.lines["api"] = api.line
         for r in api.rows:
             view.lines[f"param:{r.name}"] = r.line
+            p = view.param(r.name)
+            if p is not None and p.is_tensor:  # what the doc does not state is unknown, not the default
+                p.non_contiguous = r.non_contiguous
+                p.empty = r.empty
     where = {norm(c.text): c.line for c in facts.constraints}
     for note in api.notes if api is not None else []:
         where.setdefault(norm(note.text), note.line)

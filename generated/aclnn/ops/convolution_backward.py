@@ -1374,6 +1374,8 @@ def _check(
             if grad_output is not None and weight is not None and not (not grad_output.empty and not weight.empty):
                 raise rt.fail(CHECKS["grad-output-weight-not-empty-910"], {"gradOutput": grad_output, "weight": weight})
         # grad-input-shape (161002): gradInput's shape differs from input's.
+        # Note: CANN's first phase checks that gradInput has input's shape; the current doc states it neither in the
+        #   parameter table nor in the error table (the seed's error table was lost).
         check = "grad-input-shape"
         if (
             product in ("950", "910_93", "910b")
@@ -1393,6 +1395,8 @@ def _check(
                 if input is not None and arg is not None and arg.shape != input.shape:
                     raise rt.fail(CHECKS["grad-input-shape-910"], {"input": input, name: arg})
         # grad-weight-shape (161002): gradWeight's shape differs from weight's.
+        # Note: CANN's first phase checks that gradWeight has weight's shape; the current doc states it neither in
+        #   the parameter table nor in the error table.
         check = "grad-weight-shape"
         if (
             product in ("950", "910_93", "910b")
@@ -1412,6 +1416,8 @@ def _check(
                 if weight is not None and arg is not None and arg.shape != weight.shape:
                     raise rt.fail(CHECKS["grad-weight-shape-910"], {"weight": weight, name: arg})
         # grad-bias-shape (161002): gradBias must be 1-D with length gradOutput's C dimension.
+        # Note: CANN's first phase checks that gradBias is 1-D with gradOutput's C dimension as its length; the
+        #   current doc states it neither in the parameter table nor in the error table.
         check = "grad-bias-shape"
         if (
             product in ("950", "910_93", "910b")
