@@ -301,3 +301,20 @@ def test_folder_diff_reports_ops_added_and_removed(capsys, tmp_path):
         ("op", "added", "aclnnSiluBackward", False),
     ]
     assert code == 1
+
+
+def test_doc_text_cannot_drive_the_terminal_or_the_markdown(capsys, tmp_path):
+    """Doc text is data: control characters never reach a terminal, Markdown table cells stay cells."""
+    base = need(CURRENT / "aclnnEluBackward.md").read_text(encoding="utf-8")
+    row = "<td>参数gradOutput、selfOrResult的数据类型不一致。</td>"
+    hostile = base.replace(row, "<td>参数gradOutput、selfOrResult的数据类型不一致。&#27;[31m | x | y |\n</td>")
+    (tmp_path / "new").mkdir()
+    new = tmp_path / "new" / "aclnnEluBackward.md"
+    new.write_text(hostile, encoding="utf-8")
+    code, out, _ = _run(capsys, CURRENT / "aclnnEluBackward.md", new)
+    assert code == 0 and "reworded" in out and "\x1b" not in out
+    code, out, _ = _run(capsys, CURRENT / "aclnnEluBackward.md", new, "--format", "markdown")
+    [line] = [x for x in out.splitlines() if "reworded" in x]
+    assert "\x1b" not in line and line.count(" | ") == 2  # the row's own pipes are escaped
+    code, out, _ = _run(capsys, CURRENT / "aclnnEluBackward.md", new, "--format", "json")
+    assert json.loads(out)["ops"][0]["changes"][0]["new"]["text"]["zh"].endswith("[31m | x | y |")  # JSON: the data

@@ -134,8 +134,10 @@ def run_sync(args, default_specs: Path) -> int:
         print(f"opgen sync: {display_path(args.spec)} not changed", file=sys.stderr)
         return 1
     print(f"{display_path(args.spec)} <- {display_path(args.doc)} (changes since: {result.base})")
+    from generator.escape.markdown import clean
+
     for action in result.actions:
-        print(f"  {action.status:<8} {action.message}")
+        print(f"  {action.status:<8} {clean(action.message)}")
     applied, marked, already = result.count("applied"), result.count("review"), result.count("already")
     if not result.actions:
         print("  nothing to apply: the spec is in step with the doc")

@@ -610,16 +610,25 @@ def _summary(diffs: list[OpDiff]) -> str:
     return f"{changes} change(s) in {changed} of {len(diffs)} op(s), {breaking} breaking"
 
 
+def _line(text: str) -> str:
+    """Doc text as one terminal-safe line (control characters shown as U+FFFD)."""
+    from generator.escape.markdown import clean
+
+    return clean(text)
+
+
 def _text(diffs: list[OpDiff], old: str, new: str) -> str:
     lines = [f"opgen diff {old} -> {new}: {_summary(diffs)}"]
     for d in diffs:
         if not d.changes:
             continue
         lines.append("")
-        lines.append(f"{d.name} ({d.old or '-'} -> {d.new or '-'}): {len(d.changes)} change(s), {d.breaking} breaking")
+        lines.append(
+            _line(f"{d.name} ({d.old or '-'} -> {d.new or '-'}): {len(d.changes)} change(s), {d.breaking} breaking")
+        )
         for c in d.changes:
             where = f"  [line {c.line}]" if c.line else ""
-            lines.append(f"  {'BREAKING  ' if c.breaking else 'compatible'}  {c.detail}{where}")
+            lines.append(f"  {'BREAKING  ' if c.breaking else 'compatible'}  {_line(c.detail)}{where}")
     return "\n".join(lines) + "\n"
 
 

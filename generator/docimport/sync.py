@@ -5,8 +5,11 @@ and the new doc, both read by the importer and compared as doc-owned views (:mod
 :mod:`.diff`), so a curated deviation from the doc that the doc still makes is never a change. The
 base is the copy ``sync`` keeps of the doc beside the spec (``<specs>/upstream/<snake>.md``, with
 ``<snake>_en.md`` for an English twin), or ``--base DOC``. Without a base (the first sync of a spec)
-the spec's own doc-owned view is the base: every difference is a change, and since a text that
-differs may be a curated correction, texts then only get review markers.
+the spec's own doc-owned view is the base, so every difference looks like a change although it may
+be curation: then only additions apply (a product, dtypes, formats, a rank, a constraint or error row
+the spec lacks); a curated text that keeps the doc's words, a text the doc does not give, a check that
+states a row in other words and a constraint the doc does not state are kept and listed; every other
+difference gets a review marker. The doc is kept as the base of the next sync.
 
 Each change is applied by ownership and by a three-way test on the item (base ``b``, new doc
 ``t``, spec ``o``): when the spec already says ``t`` nothing is done; when it still says ``b`` what
@@ -78,6 +81,7 @@ class SyncResult:
     text: str = ""  # the updated spec
     original: str = ""
     upstream: list[tuple[Path, bytes]] = field(default_factory=list)  # doc copies to keep
+    stale: list[Path] = field(default_factory=list)  # an English twin copy the new doc no longer has
 
     @property
     def changed(self) -> bool:
@@ -155,6 +159,8 @@ def sync(spec_path: Path, doc_path: Path, ctx, *, en: Path | None = None, base: 
     twin = en if en is not None else _twin(doc_path)
     if twin is not None:
         result.upstream.append((upstream_en, Path(twin).read_bytes()))
+    elif upstream_en.is_file():
+        result.stale.append(upstream_en)
     return result
 
 
@@ -200,7 +206,11 @@ def write(result: SyncResult) -> None:
     for path, data in result.upstream:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_bytes() != data:
-            path.write_bytes(data)
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+    for path in result.stale:
+        path.unlink(missing_ok=True)
 
 
 # --- editing without losing comments -----------------------------------------------------------------
@@ -352,17 +362,6 @@ def _put(mapping, key: str, value, order: list[str]) -> None:
             mapping.insert(i, key, value)
             return
     _append_key(mapping, key, value)
-
-
-def _plain(node):
-    """A ruamel node as plain Python data."""
-    if isinstance(node, dict):
-        return {str(k): _plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_plain(v) for v in node]
-    if isinstance(node, str):
-        return str(node)
-    return node
 
 
 def _q(text: str) -> str:
