@@ -311,3 +311,24 @@ def test_hostile_doc_text_stays_data(tmp_path, capsys, index):
     text = _check(_load(spec_path), "dtype-same").text.zh
     assert text.startswith("参数gradOutput、selfOrResult的数据类型不一致。") and hostile.strip() in text
     assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_a_new_parameter_is_added_and_marked(tmp_path, capsys):
+    """An API change: the parameter is inserted where the prototype has it, with an example value, and
+    marked (its checks, the example and the kernel are for a person to update)."""
+    base = _base_doc()
+    new = base.replace("  bool             isResult,\n", "  bool             isResult,\n  bool             deterministic,\n", 1)
+    end = new.index("</tr>", new.index("<td>isResult")) + len("</tr>")
+    row = "\n    <tr>\n      <td>deterministic（bool）</td>\n      <td>输入</td>\n      <td>是否使用确定性计算。</td>\n"
+    row += "      <td>-</td>\n" * 5 + "    </tr>"
+    new = new[:end] + row + new[end:]
+    spec_path = _tree(tmp_path)
+    base_path, new_path = _docs(tmp_path, new)
+    code, out, err = _sync(capsys, spec_path, new_path, "--base", base_path)
+    assert code == 0, err
+    spec = _load(spec_path)
+    names = [p.name for p in spec.params]
+    assert names[names.index("isResult") + 1] == "deterministic"
+    assert spec.param("deterministic").ctype == "bool" and "C signature changed" in spec.param("deterministic").review
+    assert "deterministic" in spec.example.inputs
+    assert "applied  parameter added: bool deterministic" in out
