@@ -318,3 +318,16 @@ def test_doc_text_cannot_drive_the_terminal_or_the_markdown(capsys, tmp_path):
     assert "\x1b" not in line and line.count(" | ") == 2  # the row's own pipes are escaped
     code, out, _ = _run(capsys, CURRENT / "aclnnEluBackward.md", new, "--format", "json")
     assert json.loads(out)["ops"][0]["changes"][0]["new"]["text"]["zh"].endswith("[31m | x | y |")  # JSON: the data
+
+
+def test_history_sample_convolution(capsys):
+    """ConvolutionBackward history, read side by side: v03 -> v04 only turns "(" into "（" (no
+    change); v11 -> v12 renames the 950 product label and drops the source link (no change); v13 -> v14
+    fills 950's empty "其他约束" cell (one constraint added for 950)."""
+    h = need(HISTORY)
+    for a, b in (("v03", "v04"), ("v11", "v12")):
+        code, changes = _changes(capsys, h / f"aclnnConvolutionBackward.{a}.md", h / f"aclnnConvolutionBackward.{b}.md")
+        assert (code, changes) == (0, []), (a, b)
+    code, changes = _changes(capsys, h / "aclnnConvolutionBackward.v13.md", h / "aclnnConvolutionBackward.v14.md")
+    assert _brief(changes) == [("constraint", "added", changes[0]["subject"], True)] and code == 1
+    assert changes[0]["new"]["products"] == ["950"] and "padding区域梯度" in changes[0]["subject"]
