@@ -1,4 +1,4 @@
-"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples, import-doc."""
+"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples, import-doc, diff, sync."""
 
 from __future__ import annotations
 
@@ -179,6 +179,18 @@ def cmd_import_doc(args) -> int:
     return run(args, DEFAULT_SPECS)
 
 
+def cmd_diff(args) -> int:
+    from generator.docimport.command import run_diff
+
+    return run_diff(args, DEFAULT_SPECS)
+
+
+def cmd_sync(args) -> int:
+    from generator.docimport.command import run_sync
+
+    return run_sync(args, DEFAULT_SPECS)
+
+
 def cmd_samples(args) -> int:
     from generator.csamples import command
 
@@ -231,6 +243,28 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--en", type=Path, action="append", metavar="DOC", help="English twin of a DOC (once per DOC)")
     imp.add_argument("-q", "--quiet", action="store_true", help="print only errors and the coverage lines")
     imp.set_defaults(func=cmd_import_doc)
+
+    diff = sub.add_parser(
+        "diff", help="what changed between two docs or specs (or folders of them): breaking or compatible"
+    )
+    diff.add_argument("old", type=Path, metavar="OLD", help="a spec, a doc or a folder")
+    diff.add_argument("new", type=Path, metavar="NEW", help="a spec, a doc or a folder")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.set_defaults(func=cmd_diff)
+
+    sync = sub.add_parser("sync", help="update a curated spec from a new version of its doc")
+    sync.add_argument("spec", type=Path, metavar="SPEC")
+    sync.add_argument("doc", type=Path, metavar="DOC")
+    sync.add_argument("--en", type=Path, default=None, metavar="DOC", help="the doc's English twin")
+    sync.add_argument(
+        "--base",
+        type=Path,
+        default=None,
+        metavar="DOC",
+        help="the doc version the spec was last synced with (default: the copy kept in specs/upstream/)",
+    )
+    sync.add_argument("--dry-run", action="store_true", help="print the changes; write nothing")
+    sync.set_defaults(func=cmd_sync)
 
     samples = sub.add_parser("samples", help="compile every generated C++ sample; --run: build, run and check them")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)

@@ -1299,6 +1299,8 @@ def _check(
             if not (0 not in grad_output.shape and 0 not in weight.shape):
                 raise rt.fail(CHECKS["grad-output-weight-not-empty-910"], {"gradOutput": grad_output, "weight": weight})
         # grad-input-shape (161002): gradInput's shape differs from input's.
+        # Note: CANN's first phase checks that gradInput has input's shape; the current doc states it neither in the
+        #   parameter table nor in the error table (the seed's error table was lost).
         check = "grad-input-shape"
         if product in {"950", "910_93", "910b"} and when_1:
             if grad_input is not None and grad_input.shape != input.shape:
@@ -1311,6 +1313,8 @@ def _check(
             if grad_input is not None and grad_input.shape != input.shape:
                 raise rt.fail(CHECKS["grad-input-shape-910"], {"input": input, "gradInput": grad_input})
         # grad-weight-shape (161002): gradWeight's shape differs from weight's.
+        # Note: CANN's first phase checks that gradWeight has weight's shape; the current doc states it neither in
+        #   the parameter table nor in the error table.
         check = "grad-weight-shape"
         if product in {"950", "910_93", "910b"} and when_1:
             if grad_weight is not None and grad_weight.shape != weight.shape:
@@ -1323,6 +1327,8 @@ def _check(
             if grad_weight is not None and grad_weight.shape != weight.shape:
                 raise rt.fail(CHECKS["grad-weight-shape-910"], {"weight": weight, "gradWeight": grad_weight})
         # grad-bias-shape (161002): gradBias must be 1-D with length gradOutput's C dimension.
+        # Note: CANN's first phase checks that gradBias is 1-D with gradOutput's C dimension as its length; the
+        #   current doc states it neither in the parameter table nor in the error table.
         check = "grad-bias-shape"
         if product in {"950", "910_93", "910b"} and when_1:
             if grad_bias is not None and not (len(grad_bias.shape) == 1 and grad_bias.shape[0] == grad_output.shape[1]):
