@@ -108,15 +108,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
     "gradInput": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "self": (0, 8),
-    "gradInput": (0, 8),
 }
 
 
@@ -151,12 +147,15 @@ def _check(product, grad_output, self, grad_input):
     try:
         # null-pointers (161001): gradOutput, self or gradInput is a null pointer.
         check = "null-pointers"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("gradInput", grad_input)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # dtype-promotable (161002): The dtypes of gradOutput and self do not satisfy the promotion rules.
         check = "dtype-promotable"
-        if grad_output is not None and self is not None and not (rt.promotable(grad_output.dtype, self.dtype)):
+        if not (rt.promotable(grad_output.dtype, self.dtype)):
             raise rt.fail(CHECKS["dtype-promotable"], {"gradOutput": grad_output, "self": self})
         # dtype-supported (161002): The dtype of gradOutput or self is not supported.
         # Note: The code checks only that the promoted dtype of gradOutput and self is FLOAT, FLOAT16 or BFLOAT16
@@ -164,11 +163,7 @@ def _check(product, grad_output, self, grad_input):
         #   (INT32 gradOutput, FLOAT self, promoted to FLOAT) passes, and so does BFLOAT16 on the Atlas
         #   inference and training series (the doc says FLOAT and FLOAT16 only there).
         check = "dtype-supported"
-        if (
-            grad_output is not None
-            and self is not None
-            and not (rt.promote(grad_output.dtype, self.dtype) in ("FLOAT", "FLOAT16", "BFLOAT16"))
-        ):
+        if not (rt.promote(grad_output.dtype, self.dtype) in {"FLOAT", "FLOAT16", "BFLOAT16"}):
             raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output, "self": self})
         # result-castable (161002): The promoted dtype of gradOutput and self cannot be converted to gradInput's
         # dtype.
@@ -178,21 +173,17 @@ def _check(product, grad_output, self, grad_input):
         # Documented but not enforced by CANN's first phase: not checked here.
         # max-rank (161002): gradOutput or self has more than 8 dimensions.
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
+        if not 0 <= len(self.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"self": self})
         # broadcastable (161002): The shapes of gradOutput and self do not broadcast.
         check = "broadcastable"
-        if grad_output is not None and self is not None and not (rt.broadcastable(grad_output.shape, self.shape)):
+        if not (rt.broadcastable(grad_output.shape, self.shape)):
             raise rt.fail(CHECKS["broadcastable"], {"gradOutput": grad_output, "self": self})
         # out-shape (161002): gradInput's shape is not the broadcast of gradOutput's and self's shapes.
         check = "out-shape"
-        if (
-            grad_output is not None
-            and self is not None
-            and grad_input is not None
-            and not (rt.broadcast_shape(grad_output.shape, self.shape) == grad_input.shape)
-        ):
+        if not (rt.broadcast_shape(grad_output.shape, self.shape) == grad_input.shape):
             raise rt.fail(CHECKS["out-shape"], {"gradOutput": grad_output, "self": self, "gradInput": grad_input})
         # product-supported (161002): The interface is not supported on this product (marked "not supported" in the
         # product support list).

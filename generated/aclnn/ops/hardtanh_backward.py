@@ -102,15 +102,11 @@ DTYPES = {
         "910": ("FLOAT16", "FLOAT"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
     "out": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "self": (0, 8),
-    "out": (0, 8),
 }
 
 
@@ -138,9 +134,16 @@ def _check(product, grad_output, self, min_, max_, out):
     try:
         # null-pointers (161001): gradOutput, self, out, min or max is a null pointer.
         check = "null-pointers"
-        for name, arg in (("self", self), ("gradOutput", grad_output), ("out", out), ("min", min_), ("max", max_)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if out is None:
+            raise rt.fail(CHECKS["null-pointers"], {"out": out})
+        if min_ is None:
+            raise rt.fail(CHECKS["null-pointers"], {"min": min_})
+        if max_ is None:
+            raise rt.fail(CHECKS["null-pointers"], {"max": max_})
         # product-supported (161002): the operator is not supported on this product (not in the spec's
         # checks: it runs after the null-pointer checks).
         if product not in PRODUCTS:
@@ -151,26 +154,28 @@ def _check(product, grad_output, self, min_, max_, out):
         #   (Atlas 200I/500 A2, Atlas inference series, Atlas training series). out only has to be in the list;
         #   it need not match self.
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("out", out)):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"self": self})
+        if out.dtype not in DTYPES["out"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"out": out})
         # dtype-same (161002): gradOutput and self have different dtypes.
         check = "dtype-same"
-        for name, arg in (("self", self),):
-            if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-                raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, name: arg})
+        if self.dtype != grad_output.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, "self": self})
         # max-rank (161002): gradOutput or self has more than 8 dimensions.
         # Note: The code checks both ranks before it compares the shapes, so two tensors of more than 8 dimensions
         #   fail here.
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
+        if not 0 <= len(self.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"self": self})
         # shape-same (161002): gradOutput and self have different shapes.
         check = "shape-same"
-        for name, arg in (("self", self),):
-            if grad_output is not None and arg is not None and arg.shape != grad_output.shape:
-                raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, name: arg})
+        if self.shape != grad_output.shape:
+            raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, "self": self})
         # out-shape (161002): out's shape differs from that of gradOutput and self.
         # Note: The parameter table requires gradOutput, self and out to share one shape, but the code never checks
         #   out's shape (it compares gradOutput with self only); the result has self's shape.

@@ -127,15 +127,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16", "DOUBLE"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
     "out": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "self": (0, 8),
-    "out": (0, 8),
 }
 
 
@@ -172,21 +168,27 @@ def _check(product, grad_output, self, negative_slope, self_is_result, out):
     try:
         # null-pointers (161001): gradOutput, self, negativeSlope or out is a null pointer.
         check = "null-pointers"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("negativeSlope", negative_slope), ("out", out)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if negative_slope is None:
+            raise rt.fail(CHECKS["null-pointers"], {"negativeSlope": negative_slope})
+        if out is None:
+            raise rt.fail(CHECKS["null-pointers"], {"out": out})
         # dtype-supported (161002): The dtype of gradOutput, self or negativeSlope is not supported.
         # Note: The code checks gradOutput, then self: FLOAT, FLOAT16, DOUBLE and BFLOAT16 when the NpuArch is
         #   DAV_2201 (Atlas A2, Atlas A3) or Ascend 950, FLOAT, FLOAT16 and DOUBLE on every other arch (the
         #   Atlas 200I/500 A2 Inference Product included).
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"self": self})
         # slope-dtype-supported (161002): The dtype of gradOutput, self or negativeSlope is not supported.
         check = "slope-dtype-supported"
-        if negative_slope is not None and not (
-            negative_slope.dtype in ("FLOAT", "FLOAT16", "DOUBLE", "INT32", "INT64", "INT8", "UINT8", "BOOL", "INT16")
+        if not (
+            negative_slope.dtype in {"FLOAT", "FLOAT16", "DOUBLE", "INT32", "INT64", "INT8", "UINT8", "BOOL", "INT16"}
             or negative_slope.dtype == "BFLOAT16"
             and product in ("950", "910_93", "910b")
         ):
@@ -195,27 +197,23 @@ def _check(product, grad_output, self, negative_slope, self_is_result, out):
         # Note: The code checks the ranks of gradOutput and self only; out's rank is bounded through out-shape (it
         #   equals the broadcast shape).
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
+        if not 0 <= len(self.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"self": self})
         # broadcastable (161002): The shapes of gradOutput and self do not broadcast.
         check = "broadcastable"
-        if grad_output is not None and self is not None and not (rt.broadcastable(grad_output.shape, self.shape)):
+        if not (rt.broadcastable(grad_output.shape, self.shape)):
             raise rt.fail(CHECKS["broadcastable"], {"gradOutput": grad_output, "self": self})
         # out-shape (161002): out's shape is not the broadcast of gradOutput's and self's shapes.
         check = "out-shape"
-        if (
-            grad_output is not None
-            and self is not None
-            and out is not None
-            and not (rt.broadcast_shape(grad_output.shape, self.shape) == out.shape)
-        ):
+        if not (rt.broadcast_shape(grad_output.shape, self.shape) == out.shape):
             raise rt.fail(CHECKS["out-shape"], {"gradOutput": grad_output, "self": self, "out": out})
         # slope-non-negative (161002): selfIsResult is true and negativeSlope is negative.
         # Note: The code compares ToDouble() with 0 (no rounding to float32 first), so every negative value is
         #   rejected and NaN passes.
         check = "slope-non-negative"
-        if negative_slope is not None and not (not (self_is_result and negative_slope.value < 0)):
+        if not (not (self_is_result and negative_slope.value < 0)):
             raise rt.fail(
                 CHECKS["slope-non-negative"], {"negativeSlope": negative_slope, "selfIsResult": self_is_result}
             )
@@ -223,16 +221,11 @@ def _check(product, grad_output, self, negative_slope, self_is_result, out):
         # Note: Both inputs are already restricted to floating dtypes, which always promote, so this check cannot
         #   fail (kept to mirror the code).
         check = "dtype-promotable"
-        if grad_output is not None and self is not None and not (rt.promotable(grad_output.dtype, self.dtype)):
+        if not (rt.promotable(grad_output.dtype, self.dtype)):
             raise rt.fail(CHECKS["dtype-promotable"], {"gradOutput": grad_output, "self": self})
         # result-castable (161002): The promoted dtype of gradOutput and self cannot be converted to out's dtype.
         check = "result-castable"
-        if (
-            grad_output is not None
-            and self is not None
-            and out is not None
-            and not (rt.castable(rt.promote(grad_output.dtype, self.dtype), out.dtype))
-        ):
+        if not (rt.castable(rt.promote(grad_output.dtype, self.dtype), out.dtype)):
             raise rt.fail(CHECKS["result-castable"], {"gradOutput": grad_output, "self": self, "out": out})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -243,11 +236,7 @@ def _check(product, grad_output, self, negative_slope, self_is_result, out):
         #   kernel and is not affected. An empty self returns success before any kernel is added. The code is
         #   read from the op_api, unverified on a device.
         check = "product-supported"
-        if (
-            grad_output is not None
-            and self is not None
-            and (not self.empty and rt.promote(grad_output.dtype, self.dtype) != "DOUBLE")
-        ):
+        if 0 not in self.shape and rt.promote(grad_output.dtype, self.dtype) != "DOUBLE":
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:

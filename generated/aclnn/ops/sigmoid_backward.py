@@ -119,15 +119,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "output": ("ND",),
     "gradInput": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "output": (0, 8),
-    "gradInput": (0, 8),
 }
 
 
@@ -162,74 +158,60 @@ def _check(product, grad_output, output, grad_input):
     try:
         # null-pointers (161001): gradOutput, output or gradInput is a null pointer.
         check = "null-pointers"
-        for name, arg in (("gradOutput", grad_output), ("output", output), ("gradInput", grad_input)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"output": output})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # dtype-supported (161002): The dtype of gradOutput, output or gradInput is not supported.
         # Note: The code uses one list on every product and checks gradOutput, output and gradInput in that order;
         #   the BFLOAT16 product limit is checked for gradOutput only (next check).
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output), ("output", output), ("gradInput", grad_input)):
-            if arg is not None and arg.dtype not in (
-                "FLOAT",
-                "FLOAT16",
-                "DOUBLE",
-                "COMPLEX64",
-                "COMPLEX128",
-                "BFLOAT16",
-            ):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in {"FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"}:
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if output.dtype not in {"FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"}:
+            raise rt.fail(CHECKS["dtype-supported"], {"output": output})
+        if grad_input.dtype not in {"FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"}:
+            raise rt.fail(CHECKS["dtype-supported"], {"gradInput": grad_input})
         # bf16-product (161002): gradOutput is BFLOAT16 on a product that does not support it.
         # Note: The code tests the SocVersion (between ASCEND910B and ASCEND910E: Atlas A2, Atlas A3, Ascend 950)
         #   and rejects a BFLOAT16 gradOutput only; a BFLOAT16 output or gradInput passes on the Atlas inference
         #   and training series.
         check = "bf16-product"
-        if grad_output is not None and not (grad_output.dtype != "BFLOAT16" or product in ("950", "910_93", "910b")):
+        if not (grad_output.dtype != "BFLOAT16" or product in ("950", "910_93", "910b")):
             raise rt.fail(CHECKS["bf16-product"], {"gradOutput": grad_output})
         # max-rank (161002): gradOutput or output has more than 8 dimensions.
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output), ("output", output)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
+        if not 0 <= len(output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"output": output})
         # dtype-promotable (161002): The dtypes of gradOutput and output do not promote, or promote to an
         # unsupported dtype.
         # Note: Both inputs are already restricted to the floating and complex list, whose members always promote to
         #   a member of the list, so this check cannot fail (kept to mirror the code).
         check = "dtype-promotable"
-        if (
-            grad_output is not None
-            and output is not None
-            and not (
-                rt.promotable(grad_output.dtype, output.dtype)
-                and rt.promote(grad_output.dtype, output.dtype)
-                in ("FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16")
-            )
+        if not (
+            rt.promotable(grad_output.dtype, output.dtype)
+            and rt.promote(grad_output.dtype, output.dtype)
+            in {"FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"}
         ):
             raise rt.fail(CHECKS["dtype-promotable"], {"gradOutput": grad_output, "output": output})
         # result-castable (161002): The promoted dtype of gradOutput and output cannot be converted to gradInput's
         # dtype.
         check = "result-castable"
-        if (
-            grad_output is not None
-            and output is not None
-            and grad_input is not None
-            and not (rt.castable(rt.promote(grad_output.dtype, output.dtype), grad_input.dtype))
-        ):
+        if not (rt.castable(rt.promote(grad_output.dtype, output.dtype), grad_input.dtype)):
             raise rt.fail(
                 CHECKS["result-castable"], {"gradOutput": grad_output, "output": output, "gradInput": grad_input}
             )
         # broadcastable (161002): The shapes of gradOutput and output do not broadcast.
         check = "broadcastable"
-        if grad_output is not None and output is not None and not (rt.broadcastable(grad_output.shape, output.shape)):
+        if not (rt.broadcastable(grad_output.shape, output.shape)):
             raise rt.fail(CHECKS["broadcastable"], {"gradOutput": grad_output, "output": output})
         # out-shape (161002): gradInput's shape is not the broadcast of gradOutput's and output's shapes.
         check = "out-shape"
-        if (
-            grad_output is not None
-            and output is not None
-            and grad_input is not None
-            and not (rt.broadcast_shape(grad_output.shape, output.shape) == grad_input.shape)
-        ):
+        if not (rt.broadcast_shape(grad_output.shape, output.shape) == grad_input.shape):
             raise rt.fail(CHECKS["out-shape"], {"gradOutput": grad_output, "output": output, "gradInput": grad_input})
         # product-supported (161002): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -277,8 +259,8 @@ def sigmoid_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnSigmoidBackward: Backward of sigmoid; computes the gradient with respect to the input from the incoming
-    gradient and the forward output.
+    """aclnnSigmoidBackward: Backward of sigmoid; computes the gradient with respect to the input from
+    the incoming gradient and the forward output.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

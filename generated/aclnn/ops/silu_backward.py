@@ -120,15 +120,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
     "gradInput": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "self": (0, 8),
-    "gradInput": (0, 8),
 }
 
 
@@ -161,72 +157,64 @@ def _check(product, grad_output, self, grad_input):
     try:
         # null-pointers (161001): gradOutput, self or gradInput is a null pointer.
         check = "null-pointers"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("gradInput", grad_input)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # dtype-supported (161002): The dtype of gradOutput, self or gradInput is not supported.
         # Note: The code first checks the three tensors, in order, against one list for every product (FLOAT16,
         #   FLOAT, BFLOAT16); the BFLOAT16 product limit comes after the equal-dtype rule (bf16-product).
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("gradInput", grad_input)):
-            if arg is not None and arg.dtype not in ("FLOAT16", "FLOAT", "BFLOAT16"):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in {"FLOAT16", "FLOAT", "BFLOAT16"}:
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if self.dtype not in {"FLOAT16", "FLOAT", "BFLOAT16"}:
+            raise rt.fail(CHECKS["dtype-supported"], {"self": self})
+        if grad_input.dtype not in {"FLOAT16", "FLOAT", "BFLOAT16"}:
+            raise rt.fail(CHECKS["dtype-supported"], {"gradInput": grad_input})
         # dtype-same (161002): The dtypes of gradOutput, self and gradInput differ, or do not meet the requirements.
         # Note: On Ascend 950, when gradOutput and self differ in dtype (mixed precision), gradInput only has to be
         #   FLOAT; otherwise (and on every other product) gradOutput and self must both match gradInput.
         check = "dtype-same"
-        if (
-            grad_output is not None
-            and self is not None
-            and grad_input is not None
-            and not (
-                grad_output.dtype == grad_input.dtype
-                and self.dtype == grad_input.dtype
-                or product == "950"
-                and grad_output.dtype != self.dtype
-                and grad_input.dtype == "FLOAT"
-            )
+        if not (
+            grad_output.dtype == grad_input.dtype
+            and self.dtype == grad_input.dtype
+            or product == "950"
+            and grad_output.dtype != self.dtype
+            and grad_input.dtype == "FLOAT"
         ):
             raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, "self": self, "gradInput": grad_input})
         # bf16-product (161002): gradOutput or self is BFLOAT16 on a product that does not support it.
         # Note: A BFLOAT16 self or gradOutput is supported only when the NpuArch is DAV_2201 (Atlas A2, Atlas A3) or
         #   Ascend 950; this check comes after the equal-dtype rule.
         check = "bf16-product"
-        if (
-            grad_output is not None
-            and self is not None
-            and not (
-                grad_output.dtype != "BFLOAT16" and self.dtype != "BFLOAT16" or product in ("950", "910_93", "910b")
-            )
-        ):
+        if not (grad_output.dtype != "BFLOAT16" and self.dtype != "BFLOAT16" or product in ("950", "910_93", "910b")):
             raise rt.fail(CHECKS["bf16-product"], {"gradOutput": grad_output, "self": self})
         # max-rank (161002): gradOutput or self has more than 8 dimensions.
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
+        if not 0 <= len(self.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"self": self})
         # shape-same (161002): The shapes of gradOutput, self and gradInput differ.
         # Note: Products other than Ascend 950 do not broadcast; gradOutput's and self's shapes must both equal
         #   gradInput's.
         check = "shape-same"
-        if product in ("910_93", "910b", "310b", "310p", "910"):
-            for name, arg in (("gradOutput", grad_output), ("self", self)):
-                if grad_input is not None and arg is not None and arg.shape != grad_input.shape:
-                    raise rt.fail(CHECKS["shape-same"], {"gradInput": grad_input, name: arg})
+        if product in {"910_93", "910b", "310b", "310p", "910"}:
+            if grad_output.shape != grad_input.shape:
+                raise rt.fail(CHECKS["shape-same"], {"gradInput": grad_input, "gradOutput": grad_output})
+            if self.shape != grad_input.shape:
+                raise rt.fail(CHECKS["shape-same"], {"gradInput": grad_input, "self": self})
         # broadcastable (161002): The shapes of gradOutput and self do not broadcast.
         check = "broadcastable"
-        if product in ("950",):
-            if grad_output is not None and self is not None and not (rt.broadcastable(grad_output.shape, self.shape)):
+        if product in {"950"}:
+            if not (rt.broadcastable(grad_output.shape, self.shape)):
                 raise rt.fail(CHECKS["broadcastable"], {"gradOutput": grad_output, "self": self})
         # out-shape (161002): gradInput's shape is not the broadcast of gradOutput's and self's shapes.
         check = "out-shape"
-        if product in ("950",):
-            if (
-                grad_output is not None
-                and self is not None
-                and grad_input is not None
-                and not (rt.broadcast_shape(grad_output.shape, self.shape) == grad_input.shape)
-            ):
+        if product in {"950"}:
+            if not (rt.broadcast_shape(grad_output.shape, self.shape) == grad_input.shape):
                 raise rt.fail(CHECKS["out-shape"], {"gradOutput": grad_output, "self": self, "gradInput": grad_input})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -236,7 +224,7 @@ def _check(product, grad_output, self, grad_input):
         #   ACLNN_ERR_INNER_NULLPTR (561103); empty tensors return success before any kernel is added. The code
         #   is read from the op_api, unverified on a device.
         check = "product-supported"
-        if grad_output is not None and self is not None and (not (grad_output.empty or self.empty)):
+        if not (0 in grad_output.shape or 0 in self.shape):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:
@@ -274,8 +262,8 @@ def silu_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnSiluBackward: Backward of aclnnSilu; computes the gradient with respect to the input from the incoming
-    gradient and the forward input.
+    """aclnnSiluBackward: Backward of aclnnSilu; computes the gradient with respect to the input from
+    the incoming gradient and the forward input.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

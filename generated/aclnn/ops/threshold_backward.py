@@ -103,15 +103,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
     "out": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "self": (0, 8),
-    "out": (0, 8),
 }
 
 
@@ -147,54 +143,51 @@ def _check(product, grad_output, self, threshold, out):
         # Note: The code checks threshold and out first, then gradOutput and self; the doc's error table names
         #   gradOutput and self only.
         check = "null-pointers"
-        for name, arg in (("threshold", threshold), ("out", out), ("gradOutput", grad_output), ("self", self)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if threshold is None:
+            raise rt.fail(CHECKS["null-pointers"], {"threshold": threshold})
+        if out is None:
+            raise rt.fail(CHECKS["null-pointers"], {"out": out})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
         # dtype-supported (161002): The dtype of gradOutput or self is not supported.
         # Note: The list depends on the NpuArch: DAV_2201 (Atlas A2, Atlas A3) has FLOAT, INT32, FLOAT16, INT8,
         #   UINT8 and BFLOAT16; Ascend 950 adds INT64 when threshold, rounded to float32, is within FLT_EPSILON
         #   (2^-23) of 0 (the ReluGrad path); every other arch (the Atlas 200I/500 A2 Inference Product
         #   included) has no BFLOAT16.
         check = "dtype-supported"
-        if (
-            grad_output is not None
-            and self is not None
-            and threshold is not None
-            and not (
-                all(
-                    d in ("FLOAT", "INT32", "FLOAT16", "INT8", "UINT8")
-                    or d == "BFLOAT16"
-                    and product in ("950", "910_93", "910b")
-                    or d == "INT64"
-                    and product == "950"
-                    and abs(rt.f32(threshold.value)) <= 1.1920928955078125e-07
-                    for d in (grad_output.dtype, self.dtype)
-                )
+        if not (
+            all(
+                d in {"FLOAT", "INT32", "FLOAT16", "INT8", "UINT8"}
+                or d == "BFLOAT16"
+                and product in ("950", "910_93", "910b")
+                or d == "INT64"
+                and product == "950"
+                and abs(rt.f32(threshold.value)) <= 1.1920928955078125e-07
+                for d in (grad_output.dtype, self.dtype)
             )
         ):
             raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output, "self": self, "threshold": threshold})
         # dtype-same (161002): The dtypes of gradOutput, out and self differ.
         check = "dtype-same"
-        for name, arg in (("gradOutput", grad_output), ("out", out)):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["dtype-same"], {"self": self, name: arg})
+        if grad_output.dtype != self.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"self": self, "gradOutput": grad_output})
+        if out.dtype != self.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"self": self, "out": out})
         # max-rank (161002): gradOutput or self has more than 8 dimensions.
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
+        if not 0 <= len(self.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"self": self})
         # broadcastable (161002): The shapes of self and gradOutput do not broadcast.
         check = "broadcastable"
-        if grad_output is not None and self is not None and not (rt.broadcastable(self.shape, grad_output.shape)):
+        if not (rt.broadcastable(self.shape, grad_output.shape)):
             raise rt.fail(CHECKS["broadcastable"], {"gradOutput": grad_output, "self": self})
         # out-shape (161002): out's shape is not the broadcast of self's and gradOutput's shapes.
         check = "out-shape"
-        if (
-            grad_output is not None
-            and self is not None
-            and out is not None
-            and not (rt.broadcast_shape(self.shape, grad_output.shape) == out.shape)
-        ):
+        if not (rt.broadcast_shape(self.shape, grad_output.shape) == out.shape):
             raise rt.fail(CHECKS["out-shape"], {"gradOutput": grad_output, "self": self, "out": out})
         # product-supported (161002): The interface is not supported on this product (marked "not supported" in the
         # product support list).
