@@ -163,7 +163,7 @@ def _check(product, grad_output, self, grad_input):
         #   (INT32 gradOutput, FLOAT self, promoted to FLOAT) passes, and so does BFLOAT16 on the Atlas
         #   inference and training series (the doc says FLOAT and FLOAT16 only there).
         check = "dtype-supported"
-        if not (rt.promote(grad_output.dtype, self.dtype) in {"FLOAT", "FLOAT16", "BFLOAT16"}):
+        if rt.promote(grad_output.dtype, self.dtype) not in {"FLOAT", "FLOAT16", "BFLOAT16"}:
             raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output, "self": self})
         # result-castable (161002): The promoted dtype of gradOutput and self cannot be converted to gradInput's
         # dtype.
