@@ -2,6 +2,7 @@
 """One module per operator; ``OPS`` maps the aclnn name (without the prefix) to its module."""
 
 from aclnn.ops import (
+    adaptive_avg_pool2d_backward,
     convolution_backward,
     elu_backward,
     max_pool2d_with_mask_backward,
@@ -10,6 +11,7 @@ from aclnn.ops import (
 )
 
 OPS = {
+    "AdaptiveAvgPool2dBackward": adaptive_avg_pool2d_backward,
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
