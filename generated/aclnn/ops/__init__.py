@@ -3,6 +3,7 @@
 
 from aclnn.ops import (
     adaptive_avg_pool2d_backward,
+    avg_pool2d_backward,
     convolution_backward,
     elu_backward,
     max_pool2d_with_indices_backward,
@@ -13,6 +14,7 @@ from aclnn.ops import (
 
 OPS = {
     "AdaptiveAvgPool2dBackward": adaptive_avg_pool2d_backward,
+    "AvgPool2dBackward": avg_pool2d_backward,
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
     "MaxPool2dWithIndicesBackward": max_pool2d_with_indices_backward,
