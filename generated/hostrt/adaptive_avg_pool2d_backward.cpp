@@ -31,6 +31,7 @@ const opgen::CheckInfo kChecks[] = {
     {"format-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "format of gradOutput, self in its supported list"},
     {"out-shape", 561103, "ACLNN_ERR_INNER_NULLPTR", "The shape of out differs from self's.", "self, out have the same shape, when not (self.empty or gradOutput.empty)"},
     {"out-dtype", 561103, "ACLNN_ERR_INNER_NULLPTR", "The dtype of out differs from self's.", "self, out have the same dtype, when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] != [1, 1]"},
+    {"out-dtype-cast", 561103, "ACLNN_ERR_INNER_NULLPTR", "self's dtype cannot be converted to out's dtype.", "castable(self.dtype, out.dtype), when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]"},
     {"product-supported", 561103, "ACLNN_ERR_INNER_NULLPTR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when not (self.empty or gradOutput.empty)"},
 };
 
@@ -117,12 +118,19 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
                 return opgen::Fail(kOp, kChecks[12], {opgen::Seen("self", self), opgen::Seen("out", out)});
             }
         }
+        // out-dtype-cast (561103): self's dtype cannot be converted to out's dtype.
+        check = &kChecks[13];
+        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}))) {
+            if (self != nullptr && out != nullptr && !(opgen::Castable(opgen::DataType(self), opgen::DataType(out)))) {
+                return opgen::Fail(kOp, kChecks[13], {opgen::Seen("self", self), opgen::Seen("out", out)});
+            }
+        }
         // product-supported (561103): The interface is not supported on this product (marked "not supported" in
         // the product support list).
-        check = &kChecks[13];
+        check = &kChecks[14];
         if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)))) {
             if (!opgen::ProductIn(product, {"950", "910_93", "910b", "310p", "910"})) {
-                return opgen::Fail(kOp, kChecks[13], {opgen::SeenProduct(product)});
+                return opgen::Fail(kOp, kChecks[14], {opgen::SeenProduct(product)});
             }
         }
     } catch (const opgen::EvaluationError& error) {

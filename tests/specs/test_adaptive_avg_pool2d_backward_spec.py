@@ -36,6 +36,7 @@ CODE_ORDER = [
     "format-supported",
     "out-shape",
     "out-dtype",
+    "out-dtype-cast",
     "product-supported",
 ]
 
@@ -136,8 +137,11 @@ def test_empty_inputs_return_success_after_the_checks():
 def test_out_shape_and_dtype_fail_deep():
     assert failure(**args(out=t((2, 3, 4, 5)))) == ("out-shape", 561103)
     assert failure(**args(out=t((2, 3, 5, 4), "FLOAT16"))) == ("out-dtype", 561103)
-    # the global path casts to out's dtype
-    assert failure(**args(grad=(2, 3, 1, 1), out=t((2, 3, 5, 4), "FLOAT16"))) is None
+    # the global path casts to out's dtype (to the floats and complex types a float converts to)
+    for dtype in ("FLOAT16", "BFLOAT16", "DOUBLE", "COMPLEX64"):
+        assert failure(**args(grad=(2, 3, 1, 1), out=t((2, 3, 5, 4), dtype))) is None, dtype
+    for dtype in ("INT32", "BOOL", "STRING"):
+        assert failure(**args(grad=(2, 3, 1, 1), out=t((2, 3, 5, 4), dtype))) == ("out-dtype-cast", 561103), dtype
 
 
 def test_310b_runs_every_check_then_fails_deep():

@@ -123,6 +123,14 @@ CHECKS = {
         "The dtype of out differs from self's.",
         "self, out have the same dtype, when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] != [1, 1]",
     ),
+    "out-dtype-cast": rt.CheckInfo(
+        OP,
+        "out-dtype-cast",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        "self's dtype cannot be converted to out's dtype.",
+        "castable(self.dtype, out.dtype), when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]",
+    ),
     "product-supported": rt.CheckInfo(
         OP,
         "product-supported",
@@ -269,10 +277,9 @@ def _check(product, grad_output, self, out):
                 if self is not None and arg is not None and arg.shape != self.shape:
                     raise rt.fail(CHECKS["out-shape"], {"self": self, name: arg})
         # out-dtype (561103): The dtype of out differs from self's.
-        # Note: The parameter checks do not look at out's dtype. When gradOutput's H and W are both 1 (global
-        #   average), the result is cast to out's dtype before the copy, so any dtype the cast reaches passes;
-        #   otherwise the result keeps self's dtype and is view-copied into out, and a different dtype makes the
-        #   l0 call return a null tensor (561103). Not verified on a device.
+        # Note: The parameter checks do not look at out's dtype. Unless gradOutput's H and W are both 1, the result
+        #   keeps self's dtype and is view-copied into out; a different dtype makes the l0 call return a null
+        #   tensor and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103). Not verified on a device.
         check = "out-dtype"
         if (
             grad_output is not None
@@ -282,6 +289,19 @@ def _check(product, grad_output, self, out):
             for name, arg in (("out", out),):
                 if self is not None and arg is not None and arg.dtype != self.dtype:
                     raise rt.fail(CHECKS["out-dtype"], {"self": self, name: arg})
+        # out-dtype-cast (561103): self's dtype cannot be converted to out's dtype.
+        # Note: When gradOutput's H and W are both 1 (global average), the result is cast to out's dtype before the
+        #   copy. The spec uses the conversion rules (a float converts to floats and complex types only) for
+        #   which casts succeed; an impossible cast returns a null tensor (561103). Which dtypes the cast really
+        #   supports is not verified on a device.
+        check = "out-dtype-cast"
+        if (
+            grad_output is not None
+            and self is not None
+            and (not (self.empty or grad_output.empty) and grad_output.shape[-2:] == (1, 1))
+        ):
+            if self is not None and out is not None and not (rt.castable(self.dtype, out.dtype)):
+                raise rt.fail(CHECKS["out-dtype-cast"], {"self": self, "out": out})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product check: the Atlas 200I/500 A2 Inference Product (ASCEND310B) gets the
@@ -356,6 +376,7 @@ def adaptive_avg_pool2d_backward(
         161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput or self is not supported.
         561103 ACLNN_ERR_INNER_NULLPTR: The shape of out differs from self's.
         561103 ACLNN_ERR_INNER_NULLPTR: The dtype of out differs from self's.
+        561103 ACLNN_ERR_INNER_NULLPTR: self's dtype cannot be converted to out's dtype.
         561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
             supported" in the product support list).
     """
