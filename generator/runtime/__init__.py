@@ -7,7 +7,7 @@ reporting. The catalogue tables themselves are generated (``aclnn/_catalog.py``)
 through :func:`install_catalog` so that this module holds no copy of them.
 """
 
-from generator.runtime.backend import MISSING, execute, infer_output, output_desc, tensor_data
+from generator.runtime.backend import MISSING, execute, infer_output, limits, output_desc, tensor_data
 from generator.runtime.errors import EVALUATION_ERRORS, AclnnError, CheckInfo, fail
 from generator.runtime.rules import (
     bounded_range,
@@ -28,10 +28,13 @@ from generator.runtime.values import (
     as_bool,
     as_bool_array,
     as_float,
+    as_float_array,
     as_int,
     as_int_array,
     as_scalar,
     as_tensor,
+    as_tensor_list,
+    as_text,
     install_catalog,
     normalize_dtype,
     normalize_product,
@@ -42,6 +45,7 @@ __all__ = [
     "MISSING",
     "execute",
     "infer_output",
+    "limits",
     "output_desc",
     "tensor_data",
     "EVALUATION_ERRORS",
@@ -52,11 +56,14 @@ __all__ = [
     "as_bool",
     "as_bool_array",
     "as_float",
+    "as_float_array",
     "as_int",
     "as_int_array",
     "as_scalar",
     "as_tensor",
     "bounded_range",
+    "as_tensor_list",
+    "as_text",
     "castable",
     "ceil_div",
     "conv_out",
