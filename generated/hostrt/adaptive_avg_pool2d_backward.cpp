@@ -28,7 +28,7 @@ const opgen::CheckInfo kChecks[] = {
     {"dtype-same", 161002, "ACLNN_ERR_PARAM_INVALID", "The dtypes of gradOutput and self differ.", "self, gradOutput have the same dtype"},
     {"format-same", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "self, gradOutput have the same format"},
     {"format-not-private", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "gradOutput not in a private format"},
-    {"format-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "format of gradOutput, self in its supported list"},
+    {"format-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "format of gradOutput, self in its supported list (ND also accepts the format of the tensor's rank: NCL (3-D), NCHW (4-D), NCDHW (5-D))"},
     {"out-shape", 561103, "ACLNN_ERR_INNER_NULLPTR", "The shape of out differs from self's.", "self, out have the same shape, when not (self.empty or gradOutput.empty)"},
     {"out-dtype", 561103, "ACLNN_ERR_INNER_NULLPTR", "The dtype of out differs from self's.", "self, out have the same dtype, when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] != [1, 1]"},
     {"out-dtype-cast", 561103, "ACLNN_ERR_INNER_NULLPTR", "self's dtype cannot be converted to out's dtype.", "castable(self.dtype, out.dtype), when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]"},

@@ -28,7 +28,7 @@ const opgen::CheckInfo kChecks[] = {
     {"indices-dtype-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The dtype of gradOutput, self, indices or gradInput is not supported.", "dtype of indices in its supported list for the product"},
     {"format-same", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput, self, indices or gradInput is not supported.", "self, gradOutput, gradInput have the same format"},
     {"format-not-private", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput, self, indices or gradInput is not supported.", "self, gradInput, gradOutput, indices not in a private format"},
-    {"format-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput, self, indices or gradInput is not supported.", "format of gradOutput, self, indices, gradInput in its supported list"},
+    {"format-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput, self, indices or gradInput is not supported.", "format of gradOutput, self, indices, gradInput in its supported list (ND also accepts the format of the tensor's rank: NCL (3-D), NCHW (4-D), NCDHW (5-D))"},
     {"rank", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput, self, indices or gradInput is not supported.", "3 <= rank of self, gradInput, gradOutput, indices <= 4"},
     {"kernel-size-length", 161002, "ACLNN_ERR_PARAM_INVALID", "The length of kernelSize is not 1 or 2.", "length of kernelSize in [1, 2]"},
     {"stride-length", 161002, "ACLNN_ERR_PARAM_INVALID", "The length of stride is not 0, 1 or 2.", "length of stride in [0, 1, 2]"},

@@ -273,3 +273,29 @@ def test_example_matches_torch():
         torch.from_numpy(g), torch.from_numpy(x), [2, 2], [2, 2], [0, 0], [1, 1], False, torch.from_numpy(idx)
     ).numpy()
     np.testing.assert_allclose(ex.expected["gradInput"].data, want.reshape(-1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("product", ["950", "910b"])
+def test_nhwc_runs_channels_last(product):
+    """self's format reaches the kernel as data_format: NHWC tensors are (N, H, W, C) end to end."""
+    x = np.random.default_rng(6).standard_normal((2, 3, 7, 6)).astype(np.float32)
+    g, idx, want = _torch_reference(x, [3, 2], [2, 2], [1, 0], [1, 1], True)
+
+    def nhwc(a, dtype):
+        a = np.ascontiguousarray(np.moveaxis(a, 1, -1)).astype(dtype)
+        return aclnn.TensorDesc(a.shape, a.dtype, "NHWC", data=a)
+
+    got = aclnn.run(
+        OP,
+        product=product,
+        gradOutput=nhwc(g, np.float32),
+        self=nhwc(x, np.float32),
+        indices=nhwc(idx, np.int32),
+        kernelSize=[3, 2],
+        stride=[2, 2],
+        padding=[1, 0],
+        dilation=[1, 1],
+        ceilMode=True,
+    )["gradInput"]
+    assert got.shape == (2, 7, 6, 3)
+    np.testing.assert_allclose(np.moveaxis(got, -1, 1), want, rtol=1e-6, atol=1e-6)

@@ -105,7 +105,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The format of gradOutput or self is not supported.",
-        "format of gradOutput, self in its supported list",
+        "format of gradOutput, self in its supported list (ND also accepts the format of the tensor's rank: NCL (3-D), NCHW (4-D), NCDHW (5-D))",
     ),
     "out-shape": rt.CheckInfo(
         OP,
@@ -168,15 +168,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND", "NCHW", "NCL"),
     "self": ("ND", "NCHW", "NCL"),
     "out": ("ND", "NCHW", "NCL"),
-}
-RANKS = {
-    "gradOutput": (3, 4),
-    "self": (3, 4),
-    "out": (3, 4),
 }
 
 
@@ -203,63 +199,63 @@ def _check(product, grad_output, self, out):
         # null-pointers (161001): gradOutput, self or out is a null pointer.
         # Note: The code checks gradOutput, self and out in turn; the doc names only gradOutput and self.
         check = "null-pointers"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("out", out)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if out is None:
+            raise rt.fail(CHECKS["null-pointers"], {"out": out})
         # rank-same (161002): gradOutput and self have different numbers of dimensions.
         # Note: The rank check runs before the dtype checks (the doc lists dtypes first). The code then checks that
         #   no dimension is negative, which a descriptor cannot be, so that never fails and is not listed.
         check = "rank-same"
-        if grad_output is not None and self is not None and not (grad_output.rank == self.rank):
+        if not (len(grad_output.shape) == len(self.shape)):
             raise rt.fail(CHECKS["rank-same"], {"gradOutput": grad_output, "self": self})
         # rank (161002): gradOutput or self is not 3-D or 4-D.
         # Note: The code checks that out is 3-D or 4-D and has self's rank (gradOutput already has self's rank);
         #   together that is the same as self (hence gradOutput) being 3-D or 4-D and out having self's rank
         #   (out-rank-same). The code is the same (161002).
         check = "rank"
-        for name, arg in (("self", self),):
-            if arg is not None and not 3 <= arg.rank <= 4:
-                raise rt.fail(CHECKS["rank"], {name: arg})
+        if not 3 <= len(self.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"self": self})
         # out-rank-same (161002): out and self have different numbers of dimensions.
         check = "out-rank-same"
-        if self is not None and out is not None and not (out.rank == self.rank):
+        if not (len(out.shape) == len(self.shape)):
             raise rt.fail(CHECKS["out-rank-same"], {"self": self, "out": out})
         # out-nc (161002): The N and C dimensions of out differ from self's.
         # Note: The code compares, dimension by dimension, every dimension but the last two of out with self's and
         #   of gradOutput with self's (out first); both checks return the same code 161002. out's H and W are
         #   not checked here (see out-shape).
         check = "out-nc"
-        if self is not None and out is not None and not (out.shape[:-2] == self.shape[:-2]):
+        if not (out.shape[:-2] == self.shape[:-2]):
             raise rt.fail(CHECKS["out-nc"], {"self": self, "out": out})
         # grad-output-nc (161002): The N and C dimensions of gradOutput and self differ.
         check = "grad-output-nc"
-        if grad_output is not None and self is not None and not (grad_output.shape[:-2] == self.shape[:-2]):
+        if not (grad_output.shape[:-2] == self.shape[:-2]):
             raise rt.fail(CHECKS["grad-output-nc"], {"gradOutput": grad_output, "self": self})
         # dtype-supported (161002): The dtype of gradOutput or self is not supported.
         # Note: The list depends on the SocVersion: FLOAT, FLOAT16, BFLOAT16 on Atlas A2/A3 and Ascend 950; FLOAT,
         #   FLOAT16 on the other products (Atlas training series, Atlas inference series, Atlas 200I/500 A2).
         #   gradOutput is checked first, then self; out's dtype is not checked here.
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output), ("self", self)):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"self": self})
         # dtype-same (161002): The dtypes of gradOutput and self differ.
         check = "dtype-same"
-        for name, arg in (("gradOutput", grad_output),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["dtype-same"], {"self": self, name: arg})
+        if grad_output.dtype != self.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"self": self, "gradOutput": grad_output})
         # format-same (161002): The format of gradOutput or self is not supported.
         # Note: The code requires gradOutput and self to share one storage format (out is not checked).
         check = "format-same"
-        for name, arg in (("gradOutput", grad_output),):
-            if self is not None and arg is not None and arg.format != self.format:
-                raise rt.fail(CHECKS["format-same"], {"self": self, name: arg})
+        if grad_output.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradOutput": grad_output})
         # format-not-private (161002): The format of gradOutput or self is not supported.
         # Note: The code only checks that gradOutput is not in a private format (self has the same format).
         check = "format-not-private"
-        for name, arg in (("gradOutput", grad_output),):
-            if arg is not None and rt.is_private(arg.format):
-                raise rt.fail(CHECKS["format-not-private"], {name: arg})
+        if rt.is_private(grad_output.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradOutput": grad_output})
         # format-supported (161002): The format of gradOutput or self is not supported.
         # Note: The doc lists ND, NCHW and NCL; the code only requires gradOutput and self to share a format that is
         #   not private, so NHWC and the other public formats pass too (the last two dimensions are always read
@@ -272,35 +268,26 @@ def _check(product, grad_output, self, out):
         #   into out; the l0 call returns a null tensor and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103).
         #   Not verified on a device. An empty gradOutput or self returns success before this point.
         check = "out-shape"
-        if grad_output is not None and self is not None and (not (self.empty or grad_output.empty)):
-            for name, arg in (("out", out),):
-                if self is not None and arg is not None and arg.shape != self.shape:
-                    raise rt.fail(CHECKS["out-shape"], {"self": self, name: arg})
+        when_1 = not (0 in self.shape or 0 in grad_output.shape)  # the 'when' of 2 checks, computed once
+        if when_1:
+            if out.shape != self.shape:
+                raise rt.fail(CHECKS["out-shape"], {"self": self, "out": out})
         # out-dtype (561103): The dtype of out differs from self's.
         # Note: The parameter checks do not look at out's dtype. Unless gradOutput's H and W are both 1, the result
         #   keeps self's dtype and is view-copied into out; a different dtype makes the l0 call return a null
         #   tensor and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103). Not verified on a device.
         check = "out-dtype"
-        if (
-            grad_output is not None
-            and self is not None
-            and (not (self.empty or grad_output.empty) and grad_output.shape[-2:] != (1, 1))
-        ):
-            for name, arg in (("out", out),):
-                if self is not None and arg is not None and arg.dtype != self.dtype:
-                    raise rt.fail(CHECKS["out-dtype"], {"self": self, name: arg})
+        if not (0 in self.shape or 0 in grad_output.shape) and grad_output.shape[-2:] != (1, 1):
+            if out.dtype != self.dtype:
+                raise rt.fail(CHECKS["out-dtype"], {"self": self, "out": out})
         # out-dtype-cast (561103): self's dtype cannot be converted to out's dtype.
         # Note: When gradOutput's H and W are both 1 (global average), the result is cast to out's dtype before the
         #   copy. The spec uses the conversion rules (a float converts to floats and complex types only) for
         #   which casts succeed; an impossible cast returns a null tensor (561103). Which dtypes the cast really
         #   supports is not verified on a device.
         check = "out-dtype-cast"
-        if (
-            grad_output is not None
-            and self is not None
-            and (not (self.empty or grad_output.empty) and grad_output.shape[-2:] == (1, 1))
-        ):
-            if self is not None and out is not None and not (rt.castable(self.dtype, out.dtype)):
+        if not (0 in self.shape or 0 in grad_output.shape) and grad_output.shape[-2:] == (1, 1):
+            if not (rt.castable(self.dtype, out.dtype)):
                 raise rt.fail(CHECKS["out-dtype-cast"], {"self": self, "out": out})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -310,7 +297,7 @@ def _check(product, grad_output, self, out):
         #   the kernel is added and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103); whether the kernels
         #   exist is not verified. An empty gradOutput or self returns success before this point.
         check = "product-supported"
-        if grad_output is not None and self is not None and (not (self.empty or grad_output.empty)):
+        if when_1:
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:

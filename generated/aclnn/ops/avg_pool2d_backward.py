@@ -217,15 +217,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("NCHW", "NCL"),
     "self": ("NCHW", "NCL"),
     "gradInput": ("NCHW", "NCL"),
-}
-RANKS = {
-    "gradOutput": (3, 4),
-    "self": (3, 4),
-    "gradInput": (3, 4),
 }
 
 
@@ -295,29 +291,32 @@ def _check(
         # null-pointers (161001): gradOutput, self, kernelSize, padding or gradInput is a null pointer.
         # Note: stride is not checked for null; a null stride acts like an empty one and takes kernelSize's values.
         check = "null-pointers"
-        for name, arg in (
-            ("gradOutput", grad_output),
-            ("self", self),
-            ("kernelSize", kernel_size),
-            ("padding", padding),
-            ("gradInput", grad_input),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if kernel_size is None:
+            raise rt.fail(CHECKS["null-pointers"], {"kernelSize": kernel_size})
+        if padding is None:
+            raise rt.fail(CHECKS["null-pointers"], {"padding": padding})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # dtype-supported (161002): The dtype or format of gradOutput or gradInput is not supported.
         # Note: The list is FLOAT, FLOAT16, BFLOAT16 on Atlas A2/A3 (by SocVersion) and Ascend 950, FLOAT, FLOAT16
         #   on the other products. gradOutput, self and gradInput are checked in turn.
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("gradInput", grad_input)):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"self": self})
+        if grad_input.dtype not in DTYPES["gradInput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradInput": grad_input})
         # dtype-same (161002): The dtypes of gradOutput and gradInput differ.
         # Note: The code requires gradInput's dtype to equal gradOutput's; self's dtype only has to be in the list,
         #   not equal to either.
         check = "dtype-same"
-        for name, arg in (("gradInput", grad_input),):
-            if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-                raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, name: arg})
+        if grad_input.dtype != grad_output.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, "gradInput": grad_input})
         # self-grad-input-same (161002): The dtypes or formats of self and gradInput differ.
         # Note: The code compares neither the dtypes nor the formats of self and gradInput: gradInput's dtype is
         #   compared with gradOutput's (dtype-same) and each format is checked on its own (format-supported,
@@ -327,18 +326,17 @@ def _check(
         # Note: The storage formats of gradOutput, self and gradInput must each be NCHW or NCL; ND and every other
         #   format is rejected. The private-format check that follows can then never fail and is not listed.
         check = "format-supported"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("gradInput", grad_input)):
-            if arg is not None and arg.format not in FORMATS[name]:
-                raise rt.fail(CHECKS["format-supported"], {name: arg})
+        if grad_output.format not in FORMATS["gradOutput"]:
+            raise rt.fail(CHECKS["format-supported"], {"gradOutput": grad_output})
+        if self.format not in FORMATS["self"]:
+            raise rt.fail(CHECKS["format-supported"], {"self": self})
+        if grad_input.format not in FORMATS["gradInput"]:
+            raise rt.fail(CHECKS["format-supported"], {"gradInput": grad_input})
         # format-4d-nchw (161002): The dtype or format of gradOutput or gradInput is not supported.
         # Note: When gradOutput is 4-D, gradOutput and gradInput must be NCHW (self is not checked); when 3-D, NCHW
         #   and NCL both pass.
         check = "format-4d-nchw"
-        if (
-            grad_output is not None
-            and grad_input is not None
-            and not (grad_output.rank != 4 or grad_output.format == "NCHW" and grad_input.format == "NCHW")
-        ):
+        if not (len(grad_output.shape) != 4 or grad_output.format == "NCHW" and grad_input.format == "NCHW"):
             raise rt.fail(CHECKS["format-4d-nchw"], {"gradOutput": grad_output, "gradInput": grad_input})
         # rank (161002): The rank of gradOutput, self or gradInput, or the length of kernelSize or stride, is not
         # supported.
@@ -347,29 +345,28 @@ def _check(
         #   checks that no dimension is negative (the doc's "a dimension is less than 0"); a descriptor cannot
         #   have one, so that never fails and is not listed.
         check = "rank"
-        if (
-            grad_output is not None
-            and grad_input is not None
-            and not (grad_output.rank == 3 and grad_input.rank == 3 or grad_output.rank == 4 and grad_input.rank == 4)
+        if not (
+            len(grad_output.shape) == 3
+            and len(grad_input.shape) == 3
+            or len(grad_output.shape) == 4
+            and len(grad_input.shape) == 4
         ):
             raise rt.fail(CHECKS["rank"], {"gradOutput": grad_output, "gradInput": grad_input})
         # kernel-size-length (161002): The rank of gradOutput, self or gradInput, or the length of kernelSize or
         # stride, is not supported.
         check = "kernel-size-length"
-        for name, arg in (("kernelSize", kernel_size),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["kernel-size-length"], {name: arg})
+        if len(kernel_size) not in {1, 2}:
+            raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         # Note: The parameter table says "values greater than 0"; the error table does not list it separately.
         check = "kernel-size-positive"
-        if kernel_size is not None and not (all(k > 0 for k in kernel_size)):
+        if not (all(k > 0 for k in kernel_size)):
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The rank of gradOutput, self or gradInput, or the length of kernelSize or stride,
         # is not supported.
         check = "stride-length"
-        for name, arg in (("stride", stride),):
-            if arg is not None and len(arg) not in (0, 1, 2):
-                raise rt.fail(CHECKS["stride-length"], {name: arg})
+        if stride is not None and len(stride) not in {0, 1, 2}:
+            raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # stride-positive (161002): A value of stride is less than or equal to 0.
         # Note: The parameter table says "values greater than 0"; the error table does not list it separately. A
         #   null stride is not checked.
@@ -380,19 +377,14 @@ def _check(
         # Note: The code rejects a padding longer than 2 in the rank checks and, right after, an empty padding in
         #   the padding check; nothing runs in between. The error table does not list it separately.
         check = "padding-length"
-        for name, arg in (("padding", padding),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["padding-length"], {name: arg})
+        if len(padding) not in {1, 2}:
+            raise rt.fail(CHECKS["padding-length"], {"padding": padding})
         # padding-range (161002): padding exceeds half of the matching kernelSize value, e.g. paddingH = 2,
         # kernelSizeH = 2, paddingH > kernelSizeH * 1/2.
         # Note: The code checks kH >= 2*pH and kW >= 2*pW per axis (a length-1 array gives both axes its value). A
         #   negative padding is not rejected here (see padding-non-negative).
         check = "padding-range"
-        if (
-            kernel_size is not None
-            and padding is not None
-            and not (all(2 * rt.expand(padding, 2)[i] <= rt.expand(kernel_size, 2)[i] for i in range(2)))
-        ):
+        if not (all(2 * rt.expand(padding, 2)[i] <= rt.expand(kernel_size, 2)[i] for i in range(2))):
             raise rt.fail(CHECKS["padding-range"], {"kernelSize": kernel_size, "padding": padding})
         # cube-math-type (161002): cubeMathType is not supported.
         check = "cube-math-type"
@@ -402,9 +394,8 @@ def _check(
         # Note: Neither the parameter table nor the error table says so; it is the last parameter check. Whether
         #   gradOutput's H and W equal the pooled size is not checked.
         check = "self-shape"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.shape != self.shape:
-                raise rt.fail(CHECKS["self-shape"], {"self": self, name: arg})
+        if grad_input.shape != self.shape:
+            raise rt.fail(CHECKS["self-shape"], {"self": self, "gradInput": grad_input})
         # divisor-range (161002): divisorOverride is out of the supported range.
         # Note: Checked only on the Cube branch of the Atlas training and inference series (and of the Atlas
         #   200I/500 A2 on the same branch), with range [-255, 255]; it runs after the empty-tensor return and
@@ -412,20 +403,14 @@ def _check(
         #   10, gradOutput's H and W equal to 1). The doc says only Ascend 950 skips it; Atlas A2/A3 skip it too
         #   (out of range they take the AvgPool3DGrad branch).
         check = "divisor-range"
-        if (
-            product in ("910", "310p", "310b")
-            and grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and (
-                not (grad_output.empty or self.empty)
-                and not (
-                    divisor_override == 0
-                    and rt.expand(kernel_size, 2) == self.shape[-2:]
-                    and self.shape[-2] >= 10
-                    and self.shape[-1] >= 10
-                    and grad_output.shape[-2:] == (1, 1)
-                )
+        if product in {"910", "310p", "310b"} and (
+            not (0 in grad_output.shape or 0 in self.shape)
+            and not (
+                divisor_override == 0
+                and rt.expand(kernel_size, 2) == self.shape[-2:]
+                and self.shape[-2] >= 10
+                and self.shape[-1] >= 10
+                and grad_output.shape[-2:] == (1, 1)
             )
         ):
             if not (-255 <= divisor_override <= 255):
@@ -436,27 +421,17 @@ def _check(
         #   kernelSize's length: with a length-1 kernelSize only padding[0] is tested, so kernelSize of length 1
         #   with padding [0, -1] passes.
         check = "padding-non-negative-950"
-        if (
-            product in ("950",)
-            and grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and (
-                not (grad_output.empty or self.empty)
-                and not (
-                    divisor_override == 0
-                    and rt.expand(kernel_size, 2) == self.shape[-2:]
-                    and self.shape[-2] >= 10
-                    and self.shape[-1] >= 10
-                    and grad_output.shape[-2:] == (1, 1)
-                )
+        if product in {"950"} and (
+            not (0 in grad_output.shape or 0 in self.shape)
+            and not (
+                divisor_override == 0
+                and rt.expand(kernel_size, 2) == self.shape[-2:]
+                and self.shape[-2] >= 10
+                and self.shape[-1] >= 10
+                and grad_output.shape[-2:] == (1, 1)
             )
         ):
-            if (
-                kernel_size is not None
-                and padding is not None
-                and not (padding[0] >= 0 and (len(kernel_size) == 1 or rt.expand(padding, 2)[1] >= 0))
-            ):
+            if not (padding[0] >= 0 and (len(kernel_size) == 1 or rt.expand(padding, 2)[1] >= 0)):
                 raise rt.fail(CHECKS["padding-non-negative-950"], {"kernelSize": kernel_size, "padding": padding})
         # padding-non-negative (161002): A value of padding is less than 0.
         # Note: The parameter table says values must not be negative, but the parameter checks do not test it. On
@@ -465,23 +440,17 @@ def _check(
         #   that failure into 161002 (not verified on a device); the same holds for the Atlas training and
         #   inference series. The global-average branch and empty tensors skip it.
         check = "padding-non-negative"
-        if (
-            product in ("910_93", "910b", "910", "310p", "310b")
-            and grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and (
-                not (grad_output.empty or self.empty)
-                and not (
-                    divisor_override == 0
-                    and rt.expand(kernel_size, 2) == self.shape[-2:]
-                    and self.shape[-2] >= 10
-                    and self.shape[-1] >= 10
-                    and grad_output.shape[-2:] == (1, 1)
-                )
+        if product in {"910_93", "910b", "910", "310p", "310b"} and (
+            not (0 in grad_output.shape or 0 in self.shape)
+            and not (
+                divisor_override == 0
+                and rt.expand(kernel_size, 2) == self.shape[-2:]
+                and self.shape[-2] >= 10
+                and self.shape[-1] >= 10
+                and grad_output.shape[-2:] == (1, 1)
             )
         ):
-            if padding is not None and not (all(p >= 0 for p in padding)):
+            if not (all(p >= 0 for p in padding)):
                 raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
         # cube-fp32 (161002): The Cube unit does not compute in FLOAT32: with FLOAT32 input, cubeMathType must be 1
         # (ALLOW_FP32_DOWN_PRECISION) or 2 (USE_FP16).
@@ -491,23 +460,17 @@ def _check(
         #   device). With FLOAT16 input, cubeMathType 3 computes as well (no HFLOAT32), unlike the doc's "not
         #   supported".
         check = "cube-fp32"
-        if (
-            product in ("910", "310p")
-            and grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and (
-                not (grad_output.empty or self.empty)
-                and not (
-                    divisor_override == 0
-                    and rt.expand(kernel_size, 2) == self.shape[-2:]
-                    and self.shape[-2] >= 10
-                    and self.shape[-1] >= 10
-                    and grad_output.shape[-2:] == (1, 1)
-                )
+        if product in {"910", "310p"} and (
+            not (0 in grad_output.shape or 0 in self.shape)
+            and not (
+                divisor_override == 0
+                and rt.expand(kernel_size, 2) == self.shape[-2:]
+                and self.shape[-2] >= 10
+                and self.shape[-1] >= 10
+                and grad_output.shape[-2:] == (1, 1)
             )
         ):
-            if grad_output is not None and not (grad_output.dtype != "FLOAT" or cube_math_type in (1, 2)):
+            if not (grad_output.dtype != "FLOAT" or cube_math_type in {1, 2}):
                 raise rt.fail(CHECKS["cube-fp32"], {"gradOutput": grad_output, "cubeMathType": cube_math_type})
         # product-supported (161002): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -516,20 +479,12 @@ def _check(
         #   missing, the op_api turns the failure on the Cube branch into 161002; on the global-average branch
         #   it is 561103 (see product-supported-global). Whether the kernels exist is not verified.
         check = "product-supported"
-        if (
-            grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and (
-                not (grad_output.empty or self.empty)
-                and not (
-                    divisor_override == 0
-                    and rt.expand(kernel_size, 2) == self.shape[-2:]
-                    and self.shape[-2] >= 10
-                    and self.shape[-1] >= 10
-                    and grad_output.shape[-2:] == (1, 1)
-                )
-            )
+        if not (0 in grad_output.shape or 0 in self.shape) and not (
+            divisor_override == 0
+            and rt.expand(kernel_size, 2) == self.shape[-2:]
+            and self.shape[-2] >= 10
+            and self.shape[-1] >= 10
+            and grad_output.shape[-2:] == (1, 1)
         ):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
@@ -539,17 +494,12 @@ def _check(
         #   missing; not verified.
         check = "product-supported-global"
         if (
-            grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and (
-                not (grad_output.empty or self.empty)
-                and divisor_override == 0
-                and rt.expand(kernel_size, 2) == self.shape[-2:]
-                and self.shape[-2] >= 10
-                and self.shape[-1] >= 10
-                and grad_output.shape[-2:] == (1, 1)
-            )
+            not (0 in grad_output.shape or 0 in self.shape)
+            and divisor_override == 0
+            and rt.expand(kernel_size, 2) == self.shape[-2:]
+            and self.shape[-2] >= 10
+            and self.shape[-1] >= 10
+            and grad_output.shape[-2:] == (1, 1)
         ):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported-global"], {"product": product})
@@ -625,7 +575,8 @@ def avg_pool2d_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnAvgPool2dBackward: Backward of 2-D average pooling; computes the gradient with respect to the forward input.
+    """aclnnAvgPool2dBackward: Backward of 2-D average pooling; computes the gradient with respect to
+    the forward input.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

@@ -105,7 +105,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The format of gradOutput, self, indices or gradInput is not supported.",
-        "format of gradOutput, self, indices, gradInput in its supported list",
+        "format of gradOutput, self, indices, gradInput in its supported list (ND also accepts the format of the tensor's rank: NCL (3-D), NCHW (4-D), NCDHW (5-D))",
     ),
     "rank": rt.CheckInfo(
         OP,
@@ -260,17 +260,12 @@ DTYPES = {
         "910b": ("FLOAT",),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND", "NCHW", "NHWC"),
     "self": ("ND", "NCHW", "NHWC"),
     "indices": ("ND", "NCHW", "NHWC"),
     "gradInput": ("ND", "NCHW", "NHWC"),
-}
-RANKS = {
-    "gradOutput": (3, 4),
-    "self": (3, 4),
-    "indices": (3, 4),
-    "gradInput": (3, 4),
 }
 
 
@@ -306,18 +301,22 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   Next, on the Atlas training series, the Atlas inference series and the Atlas 200I/500 A2, self's
         #   support list is empty, so every call returns 161002: the product is not supported.
         check = "null-pointers"
-        for name, arg in (
-            ("gradOutput", grad_output),
-            ("self", self),
-            ("indices", indices),
-            ("kernelSize", kernel_size),
-            ("stride", stride),
-            ("padding", padding),
-            ("dilation", dilation),
-            ("gradInput", grad_input),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if indices is None:
+            raise rt.fail(CHECKS["null-pointers"], {"indices": indices})
+        if kernel_size is None:
+            raise rt.fail(CHECKS["null-pointers"], {"kernelSize": kernel_size})
+        if stride is None:
+            raise rt.fail(CHECKS["null-pointers"], {"stride": stride})
+        if padding is None:
+            raise rt.fail(CHECKS["null-pointers"], {"padding": padding})
+        if dilation is None:
+            raise rt.fail(CHECKS["null-pointers"], {"dilation": dilation})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # product-supported (161002): the operator is not supported on this product (not in the spec's
         # checks: it runs after the null-pointer checks).
         if product not in PRODUCTS:
@@ -328,36 +327,31 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   empty list (always fails) on any other architecture. gradOutput and gradInput are constrained
         #   through the equal-dtype checks.
         check = "self-dtype-supported"
-        for name, arg in (("self", self),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["self-dtype-supported"], {name: arg})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["self-dtype-supported"], {"self": self})
         # grad-output-dtype-same (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires gradOutput's dtype to equal self's.
         check = "grad-output-dtype-same"
-        for name, arg in (("gradOutput", grad_output),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["grad-output-dtype-same"], {"self": self, name: arg})
+        if grad_output.dtype != self.dtype:
+            raise rt.fail(CHECKS["grad-output-dtype-same"], {"self": self, "gradOutput": grad_output})
         # grad-input-dtype-same (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires gradInput's dtype to equal self's (no result cast).
         check = "grad-input-dtype-same"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, name: arg})
+        if grad_input.dtype != self.dtype:
+            raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, "gradInput": grad_input})
         # indices-dtype (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         check = "indices-dtype"
-        if product in ("950",):
-            for name, arg in (("indices", indices),):
-                if arg is not None and arg.dtype not in ("INT32", "INT64"):
-                    raise rt.fail(CHECKS["indices-dtype"], {name: arg})
+        if product in {"950"}:
+            if indices.dtype not in {"INT32", "INT64"}:
+                raise rt.fail(CHECKS["indices-dtype"], {"indices": indices})
         # indices-dtype-a2 (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: On Atlas A2/A3 the indices list is shared with aclnnMaxPool2dWithMaskBackward: the code accepts
         #   INT32 and INT8 (the doc says INT32 only). INT8 indices have no defined meaning: the first phase
         #   accepts them, the reference kernel refuses to compute.
         check = "indices-dtype-a2"
-        if product in ("910_93", "910b"):
-            for name, arg in (("indices", indices),):
-                if arg is not None and arg.dtype not in ("INT32", "INT8"):
-                    raise rt.fail(CHECKS["indices-dtype-a2"], {name: arg})
+        if product in {"910_93", "910b"}:
+            if indices.dtype not in {"INT32", "INT8"}:
+                raise rt.fail(CHECKS["indices-dtype-a2"], {"indices": indices})
         # indices-dtype-supported (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The doc's indices dtype table (INT32 only on Atlas A2/A3); the code also accepts INT8 there; the
         #   enforced checks are indices-dtype and indices-dtype-a2.
@@ -366,14 +360,20 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: The code requires self, gradOutput and gradInput to have the same storage format (indices is not
         #   compared).
         check = "format-same"
-        for name, arg in (("gradOutput", grad_output), ("gradInput", grad_input)):
-            if self is not None and arg is not None and arg.format != self.format:
-                raise rt.fail(CHECKS["format-same"], {"self": self, name: arg})
+        if grad_output.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradOutput": grad_output})
+        if grad_input.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradInput": grad_input})
         # format-not-private (161002): The format of gradOutput, self, indices or gradInput is not supported.
         check = "format-not-private"
-        for name, arg in (("self", self), ("gradInput", grad_input), ("gradOutput", grad_output), ("indices", indices)):
-            if arg is not None and rt.is_private(arg.format):
-                raise rt.fail(CHECKS["format-not-private"], {name: arg})
+        if rt.is_private(self.format):
+            raise rt.fail(CHECKS["format-not-private"], {"self": self})
+        if rt.is_private(grad_input.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradInput": grad_input})
+        if rt.is_private(grad_output.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradOutput": grad_output})
+        if rt.is_private(indices.format):
+            raise rt.fail(CHECKS["format-not-private"], {"indices": indices})
         # format-supported (161002): The format of gradOutput, self, indices or gradInput is not supported.
         # Note: The doc lists ND, NCHW and NHWC (ND and NCHW only on Atlas A2/A3); on every product the code only
         #   rejects private formats and requires self, gradOutput and gradInput to share a format, so NHWC
@@ -383,78 +383,74 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: The rank check is part of the code's format check (self, gradInput, gradOutput and indices in turn
         #   must be 3-D or 4-D); it returns 161002.
         check = "rank"
-        for name, arg in (("self", self), ("gradInput", grad_input), ("gradOutput", grad_output), ("indices", indices)):
-            if arg is not None and not 3 <= arg.rank <= 4:
-                raise rt.fail(CHECKS["rank"], {name: arg})
+        if not 3 <= len(self.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"self": self})
+        if not 3 <= len(grad_input.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"gradInput": grad_input})
+        if not 3 <= len(grad_output.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"gradOutput": grad_output})
+        if not 3 <= len(indices.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"indices": indices})
         # kernel-size-length (161002): The length of kernelSize is not 1 or 2.
         check = "kernel-size-length"
-        for name, arg in (("kernelSize", kernel_size),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["kernel-size-length"], {name: arg})
+        if len(kernel_size) not in {1, 2}:
+            raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # stride-length (161002): The length of stride is not 0, 1 or 2.
         check = "stride-length"
-        for name, arg in (("stride", stride),):
-            if arg is not None and len(arg) not in (0, 1, 2):
-                raise rt.fail(CHECKS["stride-length"], {name: arg})
+        if len(stride) not in {0, 1, 2}:
+            raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # padding-length (161002): The number of elements of padding is not 1 or 2.
         check = "padding-length"
-        for name, arg in (("padding", padding),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["padding-length"], {name: arg})
+        if len(padding) not in {1, 2}:
+            raise rt.fail(CHECKS["padding-length"], {"padding": padding})
         # dilation-length (161002): The values of dilation do not meet the parameter requirements.
         # Note: The code requires dilation to have length 1 or 2; the doc only says vaguely that "the values of
         #   dilation do not meet the requirements".
         check = "dilation-length"
-        for name, arg in (("dilation", dilation),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["dilation-length"], {name: arg})
+        if len(dilation) not in {1, 2}:
+            raise rt.fail(CHECKS["dilation-length"], {"dilation": dilation})
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         check = "kernel-size-positive"
-        if kernel_size is not None and not (all(k > 0 for k in kernel_size)):
+        if not (all(k > 0 for k in kernel_size)):
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-positive (161002): A value of stride is less than or equal to 0.
         # Note: An empty stride takes kernelSize's values, already checked by kernel-size-positive.
         check = "stride-positive"
-        if stride is not None and not (all(s > 0 for s in stride)):
+        if not (all(s > 0 for s in stride)):
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-range (161002): A value of padding is less than 0 or greater than kernelSize/2.
         # Note: The code checks 0 <= pH <= kH/2 and 0 <= pW <= kW/2 per axis (integer division); the doc says
         #   "greater than kernelSize", which is looser than the code.
         check = "padding-range"
-        if (
-            kernel_size is not None
-            and padding is not None
-            and not (
-                all(
-                    rt.expand(padding, 2)[i] >= 0 and rt.expand(padding, 2)[i] <= rt.expand(kernel_size, 2)[i] // 2
-                    for i in range(2)
-                )
+        if not (
+            all(
+                rt.expand(padding, 2)[i] >= 0 and rt.expand(padding, 2)[i] <= rt.expand(kernel_size, 2)[i] // 2
+                for i in range(2)
             )
         ):
             raise rt.fail(CHECKS["padding-range"], {"kernelSize": kernel_size, "padding": padding})
         # dilation-positive (161002): The values of dilation do not meet the parameter requirements.
         # Note: On Ascend 950PR/Ascend 950DT the code only requires the dilation values to be greater than 0.
         check = "dilation-positive"
-        if product in ("950",):
-            if dilation is not None and not (all(d > 0 for d in dilation)):
+        if product in {"950"}:
+            if not (all(d > 0 for d in dilation)):
                 raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # dilation-one (161002): The values of dilation do not meet the parameter requirements.
         # Note: Atlas A2/A3 support dilation 1 only.
         check = "dilation-one"
-        if product in ("910_93", "910b"):
-            if dilation is not None and not (all(d == 1 for d in dilation)):
+        if product in {"910_93", "910b"}:
+            if not (all(d == 1 for d in dilation)):
                 raise rt.fail(CHECKS["dilation-one"], {"dilation": dilation})
         # grad-input-shape (161002): The shapes of gradOutput and indices differ, or the shapes of self and
         # gradInput differ.
         check = "grad-input-shape"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.shape != self.shape:
-                raise rt.fail(CHECKS["grad-input-shape"], {"self": self, name: arg})
+        if grad_input.shape != self.shape:
+            raise rt.fail(CHECKS["grad-input-shape"], {"self": self, "gradInput": grad_input})
         # self-chw-nonzero (161002): A C, H or W dimension of self is 0.
         # Note: Not in the doc; only the N dimension may be 0 (empty tensor). With NHWC, C, H and W are again the
         #   last three dimensions, so the check is the same.
         check = "self-chw-nonzero"
-        if self is not None and not (all(d != 0 for d in self.shape[-3:])):
+        if not (all(d != 0 for d in self.shape[-3:])):
             raise rt.fail(CHECKS["self-chw-nonzero"], {"self": self})
         # padding-dilated-kernel (161002): A value of padding is greater than half the effective window size
         # ((kernelSize-1)*dilation+1)/2.
@@ -462,16 +458,10 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   and every padding it rejects is already rejected by padding-range with the same code 161002
         #   (unreachable).
         check = "padding-dilated-kernel"
-        if (
-            kernel_size is not None
-            and padding is not None
-            and dilation is not None
-            and not (
-                all(
-                    rt.expand(padding, 2)[i]
-                    <= ((rt.expand(kernel_size, 2)[i] - 1) * rt.expand(dilation, 2)[i] + 1) // 2
-                    for i in range(2)
-                )
+        if not (
+            all(
+                rt.expand(padding, 2)[i] <= ((rt.expand(kernel_size, 2)[i] - 1) * rt.expand(dilation, 2)[i] + 1) // 2
+                for i in range(2)
             )
         ):
             raise rt.fail(
@@ -481,32 +471,25 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: Not in the doc. Where H and W are depends on self's storage format: with NHWC they are the 3rd- and
         #   2nd-last dims, otherwise the last two.
         check = "output-size-positive"
-        if (
-            self is not None
-            and kernel_size is not None
-            and stride is not None
-            and padding is not None
-            and dilation is not None
-            and not (
-                rt.pool_out(
-                    self.shape[-3 if self.format == "NHWC" else -2],
-                    rt.expand(kernel_size, 2)[0],
-                    rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                    rt.expand(padding, 2)[0],
-                    rt.expand(dilation, 2)[0],
-                    ceil_mode,
-                )
-                > 0
-                and rt.pool_out(
-                    self.shape[-2 if self.format == "NHWC" else -1],
-                    rt.expand(kernel_size, 2)[1],
-                    rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                    rt.expand(padding, 2)[1],
-                    rt.expand(dilation, 2)[1],
-                    ceil_mode,
-                )
-                > 0
+        if not (
+            rt.pool_out(
+                self.shape[-3 if self.format == "NHWC" else -2],
+                rt.expand(kernel_size, 2)[0],
+                rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                rt.expand(padding, 2)[0],
+                rt.expand(dilation, 2)[0],
+                ceil_mode,
             )
+            > 0
+            and rt.pool_out(
+                self.shape[-2 if self.format == "NHWC" else -1],
+                rt.expand(kernel_size, 2)[1],
+                rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                rt.expand(padding, 2)[1],
+                rt.expand(dilation, 2)[1],
+                ceil_mode,
+            )
+            > 0
         ):
             raise rt.fail(
                 CHECKS["output-size-positive"],
@@ -525,56 +508,48 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   output". When self is NHWC, the code reads C from the last dim and expects [N, Hout, Wout, C]
         #   ([Hout, Wout, C] when 3-D). Hout and Wout include dilation (which can exceed 1 on Ascend 950).
         check = "grad-output-shape"
-        if (
-            grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and stride is not None
-            and padding is not None
-            and dilation is not None
-            and not (
-                grad_output.shape
-                == (
-                    self.shape[:-3]
-                    + (
-                        rt.pool_out(
-                            self.shape[-3],
-                            rt.expand(kernel_size, 2)[0],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                            rt.expand(padding, 2)[0],
-                            rt.expand(dilation, 2)[0],
-                            ceil_mode,
-                        ),
-                        rt.pool_out(
-                            self.shape[-2],
-                            rt.expand(kernel_size, 2)[1],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                            rt.expand(padding, 2)[1],
-                            rt.expand(dilation, 2)[1],
-                            ceil_mode,
-                        ),
-                    )
-                    + self.shape[-1:]
-                    if self.format == "NHWC"
-                    else self.shape[:-2]
-                    + (
-                        rt.pool_out(
-                            self.shape[-2],
-                            rt.expand(kernel_size, 2)[0],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                            rt.expand(padding, 2)[0],
-                            rt.expand(dilation, 2)[0],
-                            ceil_mode,
-                        ),
-                        rt.pool_out(
-                            self.shape[-1],
-                            rt.expand(kernel_size, 2)[1],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                            rt.expand(padding, 2)[1],
-                            rt.expand(dilation, 2)[1],
-                            ceil_mode,
-                        ),
-                    )
+        if not (
+            grad_output.shape
+            == (
+                self.shape[:-3]
+                + (
+                    rt.pool_out(
+                        self.shape[-3],
+                        rt.expand(kernel_size, 2)[0],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                        rt.expand(padding, 2)[0],
+                        rt.expand(dilation, 2)[0],
+                        ceil_mode,
+                    ),
+                    rt.pool_out(
+                        self.shape[-2],
+                        rt.expand(kernel_size, 2)[1],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                        rt.expand(padding, 2)[1],
+                        rt.expand(dilation, 2)[1],
+                        ceil_mode,
+                    ),
+                )
+                + self.shape[-1:]
+                if self.format == "NHWC"
+                else self.shape[:-2]
+                + (
+                    rt.pool_out(
+                        self.shape[-2],
+                        rt.expand(kernel_size, 2)[0],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                        rt.expand(padding, 2)[0],
+                        rt.expand(dilation, 2)[0],
+                        ceil_mode,
+                    ),
+                    rt.pool_out(
+                        self.shape[-1],
+                        rt.expand(kernel_size, 2)[1],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                        rt.expand(padding, 2)[1],
+                        rt.expand(dilation, 2)[1],
+                        ceil_mode,
+                    ),
                 )
             )
         ):
@@ -744,6 +719,7 @@ def max_pool2d_with_indices_backward(
             "padding": None if padding is None else list(padding),
             "dilation": None if dilation is None else list(dilation),
             "ceil_mode": ceil_mode,
+            "data_format": None if self is None else self.format,
         },
         (grad_input,),
         (
