@@ -2,11 +2,14 @@
 """One module per operator; ``OPS`` maps the aclnn name (without the prefix) to its module."""
 
 from aclnn.ops import (
+    adaptive_avg_pool2d_backward,
+    avg_pool2d_backward,
     convolution_backward,
     elu_backward,
     gelu_backward,
     hardtanh_backward,
     leaky_relu_backward,
+    max_pool2d_with_indices_backward,
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
     mse_loss_backward,
@@ -18,11 +21,14 @@ from aclnn.ops import (
 )
 
 OPS = {
+    "AdaptiveAvgPool2dBackward": adaptive_avg_pool2d_backward,
+    "AvgPool2dBackward": avg_pool2d_backward,
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
     "GeluBackward": gelu_backward,
     "HardtanhBackward": hardtanh_backward,
     "LeakyReluBackward": leaky_relu_backward,
+    "MaxPool2dWithIndicesBackward": max_pool2d_with_indices_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
     "MseLossBackward": mse_loss_backward,
