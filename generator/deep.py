@@ -380,6 +380,11 @@ class _Deep:
         """The example on each product the op does not support is refused (161002, or the spec's own
         product check's code)."""
         catalog = self.project.catalog
+        if any(c.kind == "product_supported" and c.documented and not c.enforced for c in self.spec.checks):
+            # the doc says the product is unsupported and the spec records that CANN's first phase does not
+            # reject it (documented, not enforced)
+            self.note("unsupported products are not refused by the first phase (product check not enforced)")
+            return
         codes = {161002} | {catalog.status(c.code)[0] for c in self.spec.checks if c.kind == "product_supported"}
         for tag in catalog.product_tags:
             if tag in self.spec.products:

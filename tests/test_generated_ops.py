@@ -91,6 +91,8 @@ def test_unsupported_product_fails(spec):
     unsupported = [p.tag for p in PROJECT.catalog.products.products if p.tag not in spec.products]
     if not unsupported:
         pytest.skip("supported everywhere")
+    if any(c.kind == "product_supported" and c.documented and not c.enforced for c in spec.checks):
+        pytest.skip("the spec records that CANN's first phase does not reject unsupported products")
     args = arguments(spec, spec.example, with_data=False)
     with pytest.raises(aclnn.AclnnError) as info:
         aclnn.validate(spec.op, product=unsupported[0], **args)

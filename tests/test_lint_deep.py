@@ -314,3 +314,16 @@ def test_unsupported_product_must_be_refused(tmp_path, capsys):
     msg = _one(errors, "products")["msg"]
     assert "on product 310b, which the op does not support, the example should be refused with 161002 or 561103" in msg
     assert msg.endswith("it passes")
+
+
+def test_documented_unenforced_product_check_lets_unsupported_products_pass(tmp_path, capsys):
+    """A spec can record that CANN's first phase does not refuse a product the doc marks unsupported."""
+
+    def mutate(data):
+        check = _check(data, "product-supported")
+        check.update(enforced=False, documented=True)
+        check.pop("cases", None)
+
+    code, out, errors = _deep(capsys, spec_tree(tmp_path, mutate=mutate))
+    assert code == 0, [m.string for m in errors]
+    assert "unsupported products are not refused by the first phase" in out

@@ -6,6 +6,8 @@ output inference expressions) that ``templates/python/op.py.j2`` lays out.
 
 from __future__ import annotations
 
+import dataclasses
+
 from generator import expr as ex
 from generator.escape.python import GENERATED_NAMES, USED_BUILTINS, identifier, pyrepr, python_local
 from generator.loader import Catalog, OpInfo, Project, expr_type
@@ -273,7 +275,12 @@ def _check_block(
         node = info.exprs[("checks", index, "expr")]
         used = sorted(ex.names_used(node), key=list(names).index)
         nullable = [n for n in used if _nullable(spec, n, non_null)]
-        cond = f"not ({_py(node, names)})"
+        if isinstance(node, ex.Compare) and node.ops in (("in",), ("not in",)):
+            # negate a membership test by flipping it (`x not in xs`, not `not (x in xs)`: ruff E713)
+            flipped = dataclasses.replace(node, ops=("not in" if node.ops == ("in",) else "in",))
+            cond = _py(flipped, names)
+        else:
+            cond = f"not ({_py(node, names)})"
         if nullable:
             cond = " and ".join(f"{names[n]} is not None" for n in nullable) + " and " + cond
         seen = "{" + ", ".join(f"{q(n)}: {names[n]}" for n in used) + "}"

@@ -18,8 +18,10 @@ dtypes, shapes (from the op_api code, aclnn_softmax_backward.cpp and softmax_gra
 * ``dim`` is in ``[-rank, rank)`` (a 0-d tensor counts as rank 1, so ``dim`` is -1 or 0 and the "row" is
   the single element); negative values count from the end.  Out-of-range values raise IndexError.
 * Empty tensors: the op returns before any check but the null checks on 910/310P/A2/A3 (so even an
-  out-of-range ``dim`` passes there) and after all checks on 950; this kernel returns an empty result of
-  ``grad_output``'s shape for any ``dim`` when a tensor is empty.
+  out-of-range ``dim``, another dtype or another shape of ``output`` passes there) and after all checks on
+  950; this kernel returns an empty result of ``grad_output``'s shape and dtype for any ``dim`` and any
+  ``output`` when ``grad_output`` is empty.  An empty ``output`` with a non-empty ``grad_output`` leaves
+  ``out`` unwritten in CANN (undefined result): ValueError.
 
 Readings chosen where sources are silent
 ----------------------------------------
@@ -53,6 +55,12 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
     """Gradient of softmax along ``dim``; see the module docstring."""
     grad_output = np.asarray(grad_output)
     output = np.asarray(output)
+    if grad_output.size == 0:
+        # Nothing to compute. Off 950 CANN returns before checking dtypes, dim or shapes when a tensor is
+        # empty, so an empty grad_output is accepted whatever output is; the result is empty either way.
+        return np.zeros(grad_output.shape, grad_output.dtype)
+    if output.size == 0:
+        raise ValueError("output is empty but grad_output is not: CANN returns without writing out (undefined result)")
     for name, array in (("grad_output", grad_output), ("output", output)):
         if np.dtype(array.dtype) not in FLOAT_DTYPES:
             raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
@@ -63,8 +71,6 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
     if grad_output.shape != output.shape:
         raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs output {output.shape}")
     dtype, shape = grad_output.dtype, grad_output.shape
-    if grad_output.size == 0:
-        return np.zeros(shape, dtype)
     axis = _normalize_dim(int(dim), grad_output.ndim)
     if grad_output.ndim == 0:
         shape3 = (1, 1, 1)

@@ -94,6 +94,14 @@ def test_empty_accepts_any_dim(dim):
     assert got.shape == (2, 0, 3) and got.dtype == BFLOAT16
 
 
+def test_empty_grad_output_accepts_any_output():
+    # 910/310P/A2/A3 return success before checking dtypes or shapes when a tensor is empty
+    got = softmax_backward(np.zeros((0, 3), np.float64), np.zeros((2, 2), np.int32), 7)
+    assert got.shape == (0, 3) and got.dtype == np.float64
+    with pytest.raises(ValueError):  # out would be left unwritten: undefined
+        softmax_backward(np.zeros((2, 3), F32), np.zeros((0, 3), F32), 1)
+
+
 def test_rejections():
     f32 = np.zeros((2, 3), F32)
     for dim in (2, -3):

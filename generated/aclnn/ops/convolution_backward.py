@@ -1093,8 +1093,11 @@ def _check(
         #   this check rejects FLOAT8_E4M3FN.
         check = "fp8-no-e4m3fn-grad-weight"
         if product in {"950"} and (output_mask[1]):
-            if grad_weight is not None and not (
-                "FLOAT8_E4M3FN" not in (grad_output.dtype, input.dtype, weight.dtype, grad_weight.dtype)
+            if grad_weight is not None and "FLOAT8_E4M3FN" in (
+                grad_output.dtype,
+                input.dtype,
+                weight.dtype,
+                grad_weight.dtype,
             ):
                 raise rt.fail(
                     CHECKS["fp8-no-e4m3fn-grad-weight"],
@@ -1729,9 +1732,7 @@ def _check(
                 and grad_weight.dtype == "FLOAT"
             )
         ):
-            if not (
-                rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in {"FLOAT16", "BFLOAT16"}
-            ):
+            if rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) in {"FLOAT16", "BFLOAT16"}:
                 raise rt.fail(
                     CHECKS["conv3d-dw-groups-half"], {"gradOutput": grad_output, "input": input, "weight": weight}
                 )
