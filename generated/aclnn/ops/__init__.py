@@ -7,6 +7,7 @@ from aclnn.ops import (
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
     multi_scale_deformable_attention_grad,
+    nllloss_backward,
 )
 
 OPS = {
@@ -15,4 +16,5 @@ OPS = {
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
     "MultiScaleDeformableAttentionGrad": multi_scale_deformable_attention_grad,
+    "NLLLossBackward": nllloss_backward,
 }
