@@ -797,6 +797,8 @@ class CRenderer(PythonRenderer):
 
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
+            if self.param_types.get(n.id) == "uint64_t":  # rules compute in int64 (no unsigned mixing)
+                return f"static_cast<int64_t>({n.id})"
             return {INTS: f"opgen::Ints({n.id})", BOOLS: f"opgen::Bools({n.id})"}.get(n.type, n.id)
         return "opgen::CurrentProduct()" if n.kind == "product" else n.id
 

@@ -4,6 +4,7 @@
 from aclnn.ops import (
     convolution_backward,
     elu_backward,
+    embedding_dense_backward,
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
     multi_scale_deformable_attention_grad,
@@ -13,6 +14,7 @@ from aclnn.ops import (
 OPS = {
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
+    "EmbeddingDenseBackward": embedding_dense_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
     "MultiScaleDeformableAttentionGrad": multi_scale_deformable_attention_grad,
