@@ -2,6 +2,7 @@
 """One module per operator; ``OPS`` maps the aclnn name (without the prefix) to its module."""
 
 from aclnn.ops import (
+    batch_norm_backward,
     convolution_backward,
     elu_backward,
     embedding_dense_backward,
@@ -12,6 +13,7 @@ from aclnn.ops import (
 )
 
 OPS = {
+    "BatchNormBackward": batch_norm_backward,
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
     "EmbeddingDenseBackward": embedding_dense_backward,
