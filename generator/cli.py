@@ -164,24 +164,9 @@ def cmd_import_doc(args) -> int:
 
 
 def cmd_samples(args) -> int:
-    from generator.csamples import compile_samples
+    from generator.csamples import command
 
-    out = args.out
-    samples = sorted((out / "samples").glob("*.cpp"))
-    if not samples:
-        print(
-            f"opgen samples: no samples under {display_path(out / 'samples')}; run 'opgen generate' first",
-            file=sys.stderr,
-        )
-        return 1
-    results = compile_samples(samples, out)
-    failed = [r for r in results if not r.ok]
-    for r in results:
-        print(f"{'ok  ' if r.ok else 'FAIL'} {display_path(r.path)}")
-        if not r.ok:
-            print(r.output.rstrip(), file=sys.stderr)
-    print(f"opgen samples: {len(results) - len(failed)} compiled, {len(failed)} failed")
-    return 1 if failed else 0
+    return command(args.out, run=args.run, jobs=args.jobs, sanitize=args.sanitize)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,8 +211,13 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("-q", "--quiet", action="store_true", help="print only errors and the coverage lines")
     imp.set_defaults(func=cmd_import_doc)
 
-    samples = sub.add_parser("samples", help="compile every generated C++ sample (syntax and semantics)")
+    samples = sub.add_parser("samples", help="compile every generated C++ sample; --run: build, run and check them")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    samples.add_argument(
+        "--run", action="store_true", help="link against the host runtime (or ASCEND_TOOLKIT_HOME) and run"
+    )
+    samples.add_argument("--sanitize", action="store_true", help="with --run: AddressSanitizer and UBSan builds")
+    samples.add_argument("-j", "--jobs", type=int, default=2, help="compilers and samples run at once")
     samples.set_defaults(func=cmd_samples)
 
     args = parser.parse_args(argv)

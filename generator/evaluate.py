@@ -104,6 +104,14 @@ def _normalise(p: Param, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise Rejected(f"{p.name}: not a number")
         return float(value)
+    if kind == "tensor[]":  # an aclTensorList: the validator sees a tuple of tensor descriptors
+        if not isinstance(value, list) or not all(isinstance(v, ExampleTensor) for v in value):
+            raise Rejected(f"{p.name}: not a list of tensors")
+        return tuple(TensorValue(tuple(v.shape), v.dtype, v.format) for v in value)
+    if kind == "str":  # a const char*
+        if not isinstance(value, str):
+            raise Rejected(f"{p.name}: not a string")
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise Rejected(f"{p.name}: not an integer")
     low, high = C_INT_RANGES.get(p.ctype, C_INT_RANGES["int64_t"])

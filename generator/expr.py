@@ -773,34 +773,53 @@ def _wrap(text: str, prec: int, parent: int) -> str:
 
 
 class CRenderer(PythonRenderer):
-    """Render as a C++17 expression over the aclnn handles, using helpers from ``opgen/checks.h``.
+    """Render as a C++17 expression for the host runtime's CheckParams units (``opgen/checks.h``).
 
-    Parameters keep their C names; ``opgen::`` helpers read shapes, dtypes and array values;
-    dtype and format names become ``opgen::dtype::X`` / ``opgen::format::X`` (``opgen/catalog.h``).
+    The result has the semantics of the Python rendering: integer arithmetic is checked (``opgen::Add``,
+    ``Sub``, ``Mul``, ``Neg`` throw instead of overflowing), ``//`` and ``%`` floor, ``/`` divides as
+    floats, indices may be negative, and every error Python raises while evaluating (index out of range,
+    division by zero, no promotion) is an ``opgen::EvaluationError`` with Python's message.
+    ``names`` maps parameters to their C++ names (default: the doc names); loop variables become
+    ``<var_prefix><name>``. Dtype and format names are data (``opgen::DtypeNamed("FLOAT16")``): no
+    catalogue text becomes an identifier.
     """
 
-    def __init__(self, param_types: dict[str, str]):
-        super().__init__({p: p for p in param_types})
-        self.param_types = param_types
+    def __init__(self, param_types: dict[str, str], names: dict[str, str] | None = None, var_prefix: str = "q_"):
+        super().__init__(dict(names) if names is not None else {p: p for p in param_types})
+        self.param_types, self.var_prefix = param_types, var_prefix
 
     def r_Const(self, n: Const, parent: int) -> str:
         if isinstance(n.value, bool):
             return "true" if n.value else "false"
         if isinstance(n.value, int):
+            if not -(2**63) <= n.value < 2**63:
+                raise ValueError(f"the integer {n.value} does not fit int64_t")
+            if n.value == -(2**63):
+                return "(-INT64_C(9223372036854775807) - 1)"
             return f"INT64_C({n.value})" if abs(n.value) > 2**31 - 1 else str(n.value)
-        return repr(float(n.value))
+        value = float(n.value)
+        if value != value:
+            return "std::numeric_limits<double>::quiet_NaN()"
+        if value in (float("inf"), float("-inf")):
+            return ("" if value > 0 else "-") + "std::numeric_limits<double>::infinity()"
+        return repr(value)
 
     def r_Symbol(self, n: Symbol, parent: int) -> str:
+        from generator.escape.cpp import string_literal
+
         if n.kind == "const":
-            return "INT32_MAX" if n.name == "INT32_MAX" else "INT64_MAX"
-        return f"opgen::{n.kind}::{n.name}"
+            return {"INT32_MAX": "INT32_MAX", "INT64_MAX": "INT64_MAX"}[n.name]
+        return f"opgen::{'DtypeNamed' if n.kind == 'dtype' else 'FormatNamed'}({string_literal(n.name)})"
 
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
+            name = self.names.get(n.id, n.id)
             if self.param_types.get(n.id) == "uint64_t":  # rules compute in int64 (no unsigned mixing)
-                return f"static_cast<int64_t>({n.id})"
-            return {INTS: f"opgen::Ints({n.id})", BOOLS: f"opgen::Bools({n.id})"}.get(n.type, n.id)
-        return "opgen::CurrentProduct()" if n.kind == "product" else n.id
+                return f"static_cast<int64_t>({name})"
+            return {INTS: f"opgen::Ints({name})", BOOLS: f"opgen::Bools({name})", FLOATS: f"opgen::Floats({name})"}.get(
+                n.type, name
+            )
+        return "opgen::CurrentProduct()" if n.kind == "product" else self.var_prefix + n.id
 
     def r_Attr(self, n: Attr, parent: int) -> str:
         accessor = {
@@ -825,18 +844,22 @@ class CRenderer(PythonRenderer):
     def r_Unary(self, n: Unary, parent: int) -> str:
         if n.op == "not":
             return _wrap(f"!{self.render(n.operand, 7)}", 7, parent)
-        return _wrap(f"-{self.render(n.operand, 7)}", 7, parent)
+        if n.type == FLOAT:
+            return _wrap(f"-{self.render(n.operand, 7)}", 7, parent)
+        return f"opgen::Neg({self.render(n.operand)})"
 
     def r_Binary(self, n: Binary, parent: int) -> str:
-        if n.op == "//":
-            return f"opgen::FloorDiv({self.render(n.left)}, {self.render(n.right)})"
-        if n.op == "%":
-            return f"opgen::FloorMod({self.render(n.left)}, {self.render(n.right)})"
-        if n.op == "/":
-            return f"(static_cast<double>({self.render(n.left)}) / {self.render(n.right, 7)})"
+        left, right = self.render(n.left), self.render(n.right)
         if n.op == "+" and n.type in LISTS:
-            return f"opgen::Concat({self.render(n.left)}, {self.render(n.right)})"
-        return super().r_Binary(n, parent)
+            return f"opgen::Concat({left}, {right})"
+        helper = {"//": "FloorDiv", "%": "FloorMod", "/": "TrueDiv"}.get(n.op)
+        if helper is None and n.type != FLOAT:
+            helper = {"+": "Add", "-": "Sub", "*": "Mul"}[n.op]
+        if helper is not None:
+            return f"opgen::{helper}({left}, {right})"
+        prec = _PREC[n.op]
+        text = f"{self.render(n.left, prec)} {n.op} {self.render(n.right, prec + 1)}"
+        return _wrap(text, prec, parent)
 
     def r_Compare(self, n: Compare, parent: int) -> str:
         terms = []
@@ -844,6 +867,9 @@ class CRenderer(PythonRenderer):
             if op in ("in", "not in"):
                 term = f"opgen::Contains({self.render(right)}, {self.render(left)})"
                 terms.append(f"!{term}" if op == "not in" else term)
+            elif op in ("==", "!=") and left.type in LISTS and right.type in LISTS:
+                term = f"opgen::ListEq({self.render(left)}, {self.render(right)})"
+                terms.append(f"!{term}" if op == "!=" else term)
             else:
                 terms.append(f"{self.render(left, 5)} {op} {self.render(right, 5)}")
         text = " && ".join(terms)
@@ -858,12 +884,9 @@ class CRenderer(PythonRenderer):
         return f"({self.render(n.test, 1)} ? {self.render(n.body, 1)} : {self.render(n.orelse, 1)})"
 
     def r_ListLit(self, n: ListLit, parent: int) -> str:
-        element = {INTS: "int64_t", BOOLS: "bool", FLOATS: "double"}.get(n.type, "int64_t")
-        if n.type == "dtype[]":
-            element = "aclDataType"
-        elif n.type == "format[]":
-            element = "aclFormat"
-        return f"std::vector<{element}>{{{', '.join(self.render(i) for i in n.items)}}}"
+        element = {INTS: "int64_t", BOOLS: "bool", FLOATS: "double", "dtype[]": "aclDataType", "format[]": "aclFormat"}
+        items = ", ".join(self.render(i) for i in n.items)
+        return f"std::vector<{element.get(n.type, 'std::string')}>{{{items}}}"
 
     def r_Call(self, n: Call, parent: int) -> str:
         args = ", ".join(self.render(a) for a in n.args)
@@ -874,11 +897,9 @@ class CRenderer(PythonRenderer):
         return f"opgen::Range({self.render(n.start)}, {self.render(n.stop)})"
 
     def r_Quant(self, n: Quant, parent: int) -> str:
-        element = "int64_t" if n.iterable.type in ("range", INTS) else "bool"
+        element = {"range": "int64_t", INTS: "int64_t", BOOLS: "bool", FLOATS: "double"}[n.iterable.type]
         func = {"all": "All", "any": "Any", "sum": "Sum"}[n.func]
-        lam = f"[&](int64_t {n.var}) {{ return {self.render(n.elt)}; }}"
-        if element == "bool":
-            lam = f"[&](bool {n.var}) {{ return {self.render(n.elt)}; }}"
+        lam = f"[&]({element} {self.var_prefix}{n.var}) {{ return {self.render(n.elt)}; }}"
         return f"opgen::{func}({self.render(n.iterable)}, {lam})"
 
 
@@ -917,8 +938,8 @@ def to_python(node: Node, names: dict[str, str], runtime: str = "rt", taken=froz
     return PythonRenderer(names, runtime, taken, shadowed).render(node)
 
 
-def to_c(node: Node, param_types: dict[str, str]) -> str:
-    return CRenderer(param_types).render(node)
+def to_c(node: Node, param_types: dict[str, str], names: dict[str, str] | None = None) -> str:
+    return CRenderer(param_types, names).render(node)
 
 
 def to_doc(node: Node) -> str:

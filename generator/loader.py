@@ -22,6 +22,7 @@ from generator.model import (
     ExampleScalar,
     ExampleTensor,
     FormatCatalog,
+    HeaderCatalog,
     OpSpec,
     Param,
     ProductCatalog,
@@ -34,7 +35,9 @@ CATALOG_FILES = {
     "dtypes": ("dtypes.yaml", DtypeCatalog),
     "formats": ("formats.yaml", FormatCatalog),
     "status_codes": ("status_codes.yaml", StatusCatalog),
+    "headers": ("headers.yaml", HeaderCatalog),
 }
+OPTIONAL_CATALOG_FILES = ("headers",)  # an absent optional catalogue is empty
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
 
 
@@ -46,6 +49,7 @@ class Catalog:
     dtypes: DtypeCatalog
     formats: FormatCatalog
     status_codes: StatusCatalog
+    headers: HeaderCatalog = field(default_factory=HeaderCatalog)
 
     @cached_property
     def product_tags(self) -> list[str]:
@@ -230,7 +234,10 @@ def load_catalog(specs_dir: Path) -> Catalog:
         path = specs_dir / "catalog" / filename
         file = display_path(path)
         if not path.is_file():
-            diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
+            if key in OPTIONAL_CATALOG_FILES:
+                parts[key] = model_cls()
+            else:
+                diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
             continue
         try:
             located = _read(path, file)
@@ -255,6 +262,8 @@ def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]
         ("dtypes", catalog.dtypes.dtypes, "name"),
         ("formats", catalog.formats.formats, "name"),
         ("status_codes", catalog.status_codes.status_codes, "name"),
+        ("headers", catalog.headers.headers, "file"),
+        ("headers", catalog.headers.headers, "guard"),
     ):
         seen = set()
         for i, item in enumerate(items):
@@ -263,6 +272,13 @@ def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]
                 file = display_path(specs_dir / "catalog" / CATALOG_FILES[key][0])
                 diags.append(Diagnostic(file, 0, 0, f"{key}[{i}].{attr}", f"duplicate {attr} '{value}'"))
             seen.add(value)
+    apis: set[str] = set()
+    for i, entry in enumerate(catalog.headers.headers):
+        for j, api in enumerate(entry.apis):
+            if api in apis:
+                file = display_path(specs_dir / "catalog" / CATALOG_FILES["headers"][0])
+                diags.append(Diagnostic(file, 0, 0, f"headers[{i}].apis[{j}]", f"'{api}' is listed by two headers"))
+            apis.add(api)
     return diags
 
 
@@ -326,6 +342,9 @@ def expr_type(param: Param) -> str:
         return ex.TENSOR
     return {
         "const aclScalar*": ex.SCALAR,
+        "const aclTensorList*": "tensor[]",  # no rule can use it (no attributes); examples: lists of tensors
+        "const char*": "str",
+        "char*": "str",
         "const aclIntArray*": ex.INTS,
         "const aclBoolArray*": ex.BOOLS,
         "const aclFloatArray*": ex.FLOATS,
@@ -383,6 +402,9 @@ class _CrossChecker:
         text = self.info.path.read_text(encoding="utf-8")
         if not text.startswith(SCHEMA_COMMENT):
             self.error((), f"the file must start with '{SCHEMA_COMMENT}...' so editors can check it")
+        for entry in self.catalog.headers.headers:  # CANN declares the API in one header (catalog/headers.yaml)
+            if self.spec.name in entry.apis and entry.file != self.spec.header:
+                self.error(("header",), f"CANN declares {self.spec.name} in '{entry.file}' (catalog/headers.yaml)")
 
     def _check_names(self) -> None:
         from generator.escape.python import python_local, snake_problem
@@ -662,8 +684,18 @@ class _CrossChecker:
                 self.error(path, f"'{p.name}' is an aclScalar: give value and dtype")
                 return
             self._dtype(path + ("dtype",), value.dtype)
+        elif kind == "tensor[]":
+            if not isinstance(value, list) or not all(isinstance(v, ExampleTensor) for v in value):
+                self.error(path, f"'{p.name}' is an aclTensorList: give a list of tensors")
+                return
+            for i, item in enumerate(value):
+                self._dtype(path + (i, "dtype"), item.dtype)
+                self._format(path + (i, "format"), item.format)
+        elif kind == "str":
+            if not isinstance(value, str):
+                self.error(path, f"'{p.name}' is a string ({p.ctype}): give a string")
         elif kind in ex.LISTS:
-            if not isinstance(value, list):
+            if not isinstance(value, list) or any(isinstance(v, ExampleTensor) for v in value):
                 self.error(path, f"'{p.name}' is an array: give a list")
             elif kind == ex.INTS and any(isinstance(v, bool) or not -(2**63) <= v < 2**63 for v in value):
                 self.error(path, f"'{p.name}' is an int array: give int64 integers")

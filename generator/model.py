@@ -65,6 +65,7 @@ NumpyName = Literal[
     "float8_e3m4", "float8_e4m3", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int4", "uint4", "int2",
     "uint2", "int1", "uint1",
 ]  # fmt: skip
+# The C host element types a sample may hold a dtype's values in (catalogue ``c_host``).
 CHost = Literal[
     "bool", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"
 ]  # fmt: skip
@@ -94,6 +95,21 @@ class StatusCode(Strict):
     value: int
     zh: str
     en: str
+
+
+class HeaderEntry(Strict):
+    """A public aclnnop header as CANN ships it: its include guard, the standard headers it includes and
+    every API it declares (specs/catalog/headers.yaml). APIs with a spec are declared from their spec;
+    the others are named in a comment (generator.emit.cpp)."""
+
+    file: str = Field(pattern=r"^aclnnop/aclnn_[a-z0-9_]+\.h$", max_length=96)
+    guard: str = Field(pattern=r"^OP_API_INC_[A-Za-z0-9_]+_H_$", max_length=96)
+    system_includes: list[Literal["array", "cstdint", "string", "vector"]] = []
+    apis: list[Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$", max_length=96)]] = Field(min_length=1)
+
+
+class HeaderCatalog(Strict):
+    headers: list[HeaderEntry] = []
 
 
 class ProductCatalog(Strict):
@@ -453,15 +469,21 @@ def _example_kind(value: object) -> str:
     if isinstance(value, dict):
         return "ExampleTensor" if "shape" in value else "ExampleScalar"
     if isinstance(value, list):
-        return "ExampleList"
+        tensors = value and all(isinstance(v, (dict, ExampleTensor)) for v in value)
+        return "ExampleTensorList" if tensors else "ExampleList"
+    if isinstance(value, str):
+        return "ExampleString"
     return "ExampleNone" if value is None else "ExamplePlain"
 
 
-# An example input: a tensor, an aclScalar, an int/bool list, a plain value, or null.
+# An example input: a tensor, an aclScalar, an int/bool list, a list of tensors (aclTensorList), a string
+# (const char*), a plain value, or null.
 ExampleValue = Annotated[
     Annotated[ExampleTensor, Tag("ExampleTensor")]
     | Annotated[ExampleScalar, Tag("ExampleScalar")]
     | Annotated[list[bool | Int64], Tag("ExampleList")]
+    | Annotated[list[ExampleTensor], Tag("ExampleTensorList")]
+    | Annotated[str, Field(max_length=4096), Tag("ExampleString")]
     | Annotated[bool | Int64 | Finite, Tag("ExamplePlain")]
     | Annotated[None, Tag("ExampleNone")],
     Discriminator(_example_kind),

@@ -117,9 +117,9 @@ LABELS: dict[str, dict[str, str]] = {
         "first_phase_errors": "第一段接口完成入参校验，出现以下场景时报错：",
         "code_note": "上游文档将此情形列为{doc}（{doc_name}），CANN实际返回{code}（{name}）。",
         "sample_intro": "示例代码如下，仅供参考，具体编译和执行过程请参考[编译与运行样例]({url}compile_and_run_sample.md)。",
-        "sample_file": "该示例由生成器根据规格生成，对应文件`{path}`。",
-        "sample_no_comments": "（示例代码的注释仅有英文版，此处略去。）",
-        "sample_missing": "调用示例由生成器根据规格生成到`{path}`（当前生成结果中尚无该文件）。",
+        "sample_file": "该示例由生成器根据规格生成，对应文件{paths}。",
+        "sample_for": "适用于{products}（数据布局与产品相关）：",
+        "path_sep": "、",
         "scenario": "示例场景（{product}）：",
         "expected": "期望输出（容差：rtol={rtol}，atol={atol}）：",
         "fill": "全部{count}个元素均为{value}",
@@ -202,9 +202,9 @@ LABELS: dict[str, dict[str, str]] = {
             "The sample below is for reference only; to build and run it, see "
             "[Compile and run samples]({url}compile_and_run_sample.md) (Chinese)."
         ),
-        "sample_file": "The sample is generated from the spec as `{path}`.",
-        "sample_no_comments": "",
-        "sample_missing": "The call sample is generated from the spec to `{path}` (not in the generated set yet).",
+        "sample_file": "The sample is generated from the spec as {paths}.",
+        "sample_for": "For {products} (the data layout depends on the product):",
+        "path_sep": ", ",
         "scenario": "Scenario ({product}): ",
         "expected": "Expected output (tolerance: rtol={rtol}, atol={atol}):",
         "fill": "all {count} elements are {value}",
@@ -384,12 +384,10 @@ class _Row:
 
 
 class _Page:
-    def __init__(
-        self, project: Project, info: OpInfo, lang: str, sample: str | None, flavour: str = "md", sample_note=""
-    ):
+    def __init__(self, project: Project, info: OpInfo, lang: str, samples: list[dict], flavour: str = "md"):
         self.project, self.info, self.spec, self.catalog, self.lang = project, info, info.spec, project.catalog, lang
         self.L = LABELS[lang]
-        self.sample, self.sample_note = sample, sample_note
+        self.samples = samples  # generator.emit.cpp.op_samples: one per product data layout
         self.flavour = flavour
         self.ext = ".html" if flavour == "site" else ".md"
         self.link = Linker(project, self.spec, lang, "", self.ext)
@@ -715,7 +713,6 @@ class _Page:
     def example(self) -> dict:
         spec, lang, L = self.spec, self.lang, self.L
         example = spec.example
-        path = f"samples/{spec.snake}.cpp"
         scenario = L["scenario"].format(product=esc.term(self.product_name(example.product)))
         expected_lines = []
         for name, tensor in example.expected.items():
@@ -744,13 +741,19 @@ class _Page:
         tol = example.tolerance
         expected = "\n".join(esc.clean(line) for line in expected_lines)
         return {
-            "path": path,
             "intro": L["sample_intro"].format(url=CONTEXT_URL),
-            "file_line": L["sample_file" if self.sample else "sample_missing"].format(path=path)
-            + (L["sample_no_comments"] if self.sample_note else ""),
+            "file_line": L["sample_file"].format(paths=L["path_sep"].join(f"`{s['path']}`" for s in self.samples)),
             "scenario": scenario + esc.md_inline(pick(example.text, lang)) if example.text else "",
-            "code": self.sample.rstrip("\n") if self.sample else "",
-            "fence": esc.fence(self.sample or ""),
+            "samples": [
+                {
+                    "heading": L["sample_for"].format(products=self.terms(s["products"]))
+                    if len(self.samples) > 1
+                    else "",
+                    "code": _without_stamp(s["text"]).rstrip("\n"),
+                    "fence": esc.fence(s["text"]),
+                }
+                for s in self.samples
+            ],
             "expected_title": L["expected"].format(rtol=tol.rtol, atol=tol.atol),
             "expected": expected,
             "expected_fence": esc.fence(expected),
@@ -984,49 +987,10 @@ def _index_context(project: Project, ext: str = ".md") -> dict:
 
 
 def _samples(project: Project, env) -> dict[str, str]:
-    """The generated C++ call samples, as the C++ emitter renders them."""
+    """The generated C++ call samples (and their index), as the C++ emitter renders them."""
     from generator.emit import cpp
 
     return {rel: text for rel, text in cpp.files(project, env).items() if rel.startswith("samples/")}
-
-
-def sample_for(samples: dict[str, str], snake: str, lang: str) -> tuple[str | None, bool]:
-    """The call sample for a page in ``lang`` and whether its comments were dropped.
-
-    A per-language sample (``samples/<lang>/<snake>.cpp``, ``samples/<snake>.<lang>.cpp`` or
-    ``samples/<snake>_<lang>.cpp``) is used as is. Otherwise the common sample is; on a non-English
-    page its whole-line ``//`` comments (written in English) are left out, the code is unchanged.
-    """
-    for rel in (f"samples/{lang}/{snake}.cpp", f"samples/{snake}.{lang}.cpp", f"samples/{snake}_{lang}.cpp"):
-        if rel in samples:
-            return _without_stamp(samples[rel]), False
-    sample = samples.get(f"samples/{snake}.cpp")
-    if sample is None:
-        return None, False
-    sample = _without_stamp(sample)
-    if lang == "en":
-        return sample, False
-    lines = [_code_only(line) for line in sample.splitlines() if not line.lstrip().startswith("//")]
-    stripped = "\n".join(lines).strip("\n") + "\n"
-    return re.sub(r"\n{3,}", "\n\n", stripped), stripped != sample
-
-
-def _code_only(line: str) -> str:
-    """A C++ line without a trailing ``//`` comment (string and character literals are skipped over)."""
-    quote, i = "", 0
-    while i < len(line):
-        ch = line[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif line.startswith("//", i):
-            return line[:i].rstrip()
-        i += 1
-    return line
 
 
 def _without_stamp(sample: str) -> str:
@@ -1041,14 +1005,15 @@ def _without_stamp(sample: str) -> str:
 
 def pages(project: Project, env, samples: dict[str, str], flavour: str = "md") -> dict[str, str]:
     """The Markdown pages (user, maintainers, index) in one flavour, by path under ``docs/``."""
+    from generator.emit import cpp
+
     ext = ".html" if flavour == "site" else ".md"
     op_template = env.get_template("docs/op.md.j2")
     maintainer_template = env.get_template("docs/maintainers.md.j2")
     out: dict[str, str] = {}
     for info in project.ops:
         for lang in LANGS:
-            sample, stripped = sample_for(samples, info.spec.snake, lang)
-            page = _Page(project, info, lang, sample, flavour, stripped)
+            page = _Page(project, info, lang, cpp.op_samples(samples, info.spec.name, lang), flavour)
             out[f"{lang}/{info.spec.name}.md"] = op_template.render(**page.context())
             maintainers = _MaintainerPage(project, info, lang, None, flavour)
             out[f"{lang}/maintainers/{info.spec.name}.md"] = maintainer_template.render(**maintainers.context())
