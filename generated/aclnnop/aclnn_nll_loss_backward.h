@@ -24,7 +24,7 @@ extern "C" {
  *     910. Formats: ND. Rank: 0 to 1.
  * @param [in] weight: The weight of each class (w in the formula). Dtypes: FLOAT, FLOAT16, BFLOAT16 on 950, 910_93,
  *     910b; FLOAT, FLOAT16 on 310b, 310p, 910. Formats: ND. Rank: 1.
- * @param [in] reduction: How the forward loss was reduced. Values: 0 = none, 1 = mean, 2 = sum.
+ * @param [in] reduction: How the forward loss was reduced. Values: 0 = NONE, 1 = MEAN, 2 = SUM.
  * @param [in] ignoreIndex: A target value that is ignored and does not contribute to the input gradient.
  * @param [in] totalWeight: totalWeight in the formula. Dtypes: FLOAT, FLOAT16, BFLOAT16 on 950, 910_93, 910b; FLOAT,
  *     FLOAT16 on 310b, 310p, 910. Formats: ND.

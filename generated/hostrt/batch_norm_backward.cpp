@@ -63,8 +63,9 @@ const opgen::CheckInfo kChecks[] = {
     {"grad-weight-channels-950", 161002, "ACLNN_ERR_PARAM_INVALID", "gradWeight (when requested) is not 1-D with the length of input's channel axis.", "gradWeight.rank == 1 and gradWeight.shape[0] == (input.shape[-1] if input.format in [NHWC, NDHWC] else input.shape[1]), when not (input.empty or gradOut.empty) and outputMask[1], on 950"},
     {"grad-bias-channels-950", 161002, "ACLNN_ERR_PARAM_INVALID", "gradBias (when requested) is not 1-D with the length of input's channel axis.", "gradBias.rank == 1 and gradBias.shape[0] == (input.shape[-1] if input.format in [NHWC, NDHWC] else input.shape[1]), when not (input.empty or gradOut.empty) and outputMask[2], on 950"},
     {"save-channels-doc", 161002, "ACLNN_ERR_PARAM_INVALID", "The length of saveMean or saveInvstd differs from input's channel count.", "saveMean.rank == 1 and saveMean.shape[0] == input.shape[1] and saveInvstd.rank == 1 and saveInvstd.shape[0] == input.shape[1], on 910_93, 910b, 310p, 910"},
-    {"grad-channels-doc", 161002, "ACLNN_ERR_PARAM_INVALID", "The length of gradWeight or gradBias (when given) differs from input's channel count.", "gradWeight.rank == 1 and gradWeight.shape[0] == input.shape[1] and gradBias.rank == 1 and gradBias.shape[0] == input.shape[1], on 910_93, 910b, 310p, 910"},
     {"product-supported", 561103, "ACLNN_ERR_INNER_NULLPTR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when not (input.empty or gradOut.empty)"},
+    {"grad-weight-size", 561103, "ACLNN_ERR_INNER_NULLPTR", "gradWeight (when requested) does not hold as many elements as input's channel axis.", "gradWeight.numel == input.shape[1], when not (input.empty or gradOut.empty) and outputMask[1], on 910_93, 910b, 310b, 310p, 910"},
+    {"grad-bias-size", 561103, "ACLNN_ERR_INNER_NULLPTR", "gradBias (when requested) does not hold as many elements as input's channel axis.", "gradBias.numel == input.shape[1], when not (input.empty or gradOut.empty) and outputMask[2], on 910_93, 910b, 310b, 310p, 910"},
 };
 
 // The checks of the spec, in order; the first failure decides the status code and the message.
@@ -417,15 +418,28 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         }
         // save-channels-doc (161002): The length of saveMean or saveInvstd differs from input's channel count.
         // Documented but not enforced by CANN's first phase: not checked.
-        // grad-channels-doc (161002): The length of gradWeight or gradBias (when given) differs from input's
-        // channel count.
-        // Documented but not enforced by CANN's first phase: not checked.
         // product-supported (561103): The interface is not supported on this product (marked "not supported" in
         // the product support list).
-        check = &kChecks[46];
+        check = &kChecks[45];
         if (gradOut != nullptr && input != nullptr && (!(opgen::IsEmpty(input) || opgen::IsEmpty(gradOut)))) {
             if (!opgen::ProductIn(product, {"950", "910_93", "910b", "310p", "910"})) {
-                return opgen::Fail(kOp, kChecks[46], {opgen::SeenProduct(product)});
+                return opgen::Fail(kOp, kChecks[45], {opgen::SeenProduct(product)});
+            }
+        }
+        // grad-weight-size (561103): gradWeight (when requested) does not hold as many elements as input's
+        // channel axis.
+        check = &kChecks[46];
+        if (opgen::ProductIn(product, {"910_93", "910b", "310b", "310p", "910"}) && gradOut != nullptr && input != nullptr && outputMask != nullptr && (!(opgen::IsEmpty(input) || opgen::IsEmpty(gradOut)) && opgen::At(opgen::Bools(outputMask), 1))) {
+            if (input != nullptr && gradWeight != nullptr && !(opgen::Numel(gradWeight) == opgen::At(opgen::Shape(input), 1))) {
+                return opgen::Fail(kOp, kChecks[46], {opgen::Seen("input", input), opgen::Seen("gradWeight", gradWeight)});
+            }
+        }
+        // grad-bias-size (561103): gradBias (when requested) does not hold as many elements as input's channel
+        // axis.
+        check = &kChecks[47];
+        if (opgen::ProductIn(product, {"910_93", "910b", "310b", "310p", "910"}) && gradOut != nullptr && input != nullptr && outputMask != nullptr && (!(opgen::IsEmpty(input) || opgen::IsEmpty(gradOut)) && opgen::At(opgen::Bools(outputMask), 2))) {
+            if (input != nullptr && gradBias != nullptr && !(opgen::Numel(gradBias) == opgen::At(opgen::Shape(input), 1))) {
+                return opgen::Fail(kOp, kChecks[47], {opgen::Seen("input", input), opgen::Seen("gradBias", gradBias)});
             }
         }
     } catch (const opgen::EvaluationError& error) {

@@ -67,8 +67,9 @@ CODE_ORDER = [
     "grad-weight-channels-950",
     "grad-bias-channels-950",
     "save-channels-doc",
-    "grad-channels-doc",
     "product-supported",
+    "grad-weight-size",
+    "grad-bias-size",
 ]
 T = aclnn.TensorDesc
 NON_950 = ["910_93", "910b", "310p", "910"]
@@ -215,7 +216,9 @@ def test_channel_axis_per_product():
     nhwc = (2, 4, 4, 3)
     assert failure("950", **args(nhwc, fmt="NHWC", c=3)) is None
     assert failure("950", **args(nhwc, fmt="NHWC", c=4)) == ("weight-channels-950", 161002)
-    assert failure("910b", **args(nhwc, fmt="NHWC", c=4)) is None
+    # (outputs given: the binding infers gradWeight/gradBias from the format, i.e. 950's channel axis)
+    grads4 = dict(gradWeight=T((4,), "FLOAT"), gradBias=T((4,), "FLOAT"))
+    assert failure("910b", **args(nhwc, fmt="NHWC", c=4, **grads4)) is None
     assert failure("910b", **args(nhwc, fmt="NHWC", c=3)) == ("weight-channels", 161002)
     ndhwc = (1, 2, 2, 2, 5)
     assert failure("950", **args(ndhwc, fmt="NDHWC", c=5)) is None
@@ -246,7 +249,18 @@ def test_statistics_and_output_lengths_are_checked_on_950_only():
             assert failure(product, **args(**{name: T((4,), "FLOAT")})) is None
     for name, check in (("gradWeight", "grad-weight-channels-950"), ("gradBias", "grad-bias-channels-950")):
         assert failure("950", **args(**{name: T((2,), "FLOAT")})) == (check, 161002)
-        assert failure("910b", **args(**{name: T((2,), "FLOAT")})) is None
+        assert failure("950", **args(**{name: T((1, 3), "FLOAT")})) == (check, 161002)
+
+
+def test_output_lengths_outside_950_fail_when_the_results_are_copied():
+    """No parameter check reads them; copying the C results into a wrong-sized output fails (561103)."""
+    for name, check in (("gradWeight", "grad-weight-size"), ("gradBias", "grad-bias-size")):
+        for product in NON_950:
+            assert failure(product, **args(**{name: T((2,), "FLOAT")})) == (check, 561103), product
+            assert failure(product, **args(**{name: T((1, 3), "FLOAT")})) is None, product
+        # every parameter error comes first
+        assert failure("910b", **args(dtype="DOUBLE", **{name: T((2,), "FLOAT")})) == ("dtype-supported", 161002)
+    assert failure("910b", **args(mask=(True, False, False), gradWeight=T((2,), "FLOAT"))) is None
 
 
 def name_check(name, suffix):

@@ -385,14 +385,6 @@ CHECKS = {
         "The length of saveMean or saveInvstd differs from input's channel count.",
         "saveMean.rank == 1 and saveMean.shape[0] == input.shape[1] and saveInvstd.rank == 1 and saveInvstd.shape[0] == input.shape[1], on 910_93, 910b, 310p, 910",
     ),
-    "grad-channels-doc": rt.CheckInfo(
-        OP,
-        "grad-channels-doc",
-        161002,
-        "ACLNN_ERR_PARAM_INVALID",
-        "The length of gradWeight or gradBias (when given) differs from input's channel count.",
-        "gradWeight.rank == 1 and gradWeight.shape[0] == input.shape[1] and gradBias.rank == 1 and gradBias.shape[0] == input.shape[1], on 910_93, 910b, 310p, 910",
-    ),
     "product-supported": rt.CheckInfo(
         OP,
         "product-supported",
@@ -400,6 +392,22 @@ CHECKS = {
         "ACLNN_ERR_INNER_NULLPTR",
         'The interface is not supported on this product (marked "not supported" in the product support list).',
         "product in [950, 910_93, 910b, 310p, 910], when not (input.empty or gradOut.empty)",
+    ),
+    "grad-weight-size": rt.CheckInfo(
+        OP,
+        "grad-weight-size",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        "gradWeight (when requested) does not hold as many elements as input's channel axis.",
+        "gradWeight.numel == input.shape[1], when not (input.empty or gradOut.empty) and outputMask[1], on 910_93, 910b, 310b, 310p, 910",
+    ),
+    "grad-bias-size": rt.CheckInfo(
+        OP,
+        "grad-bias-size",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        "gradBias (when requested) does not hold as many elements as input's channel axis.",
+        "gradBias.numel == input.shape[1], when not (input.empty or gradOut.empty) and outputMask[2], on 910_93, 910b, 310b, 310p, 910",
     ),
 }
 
@@ -1090,13 +1098,9 @@ def _check(
             ):
                 raise rt.fail(CHECKS["grad-bias-channels-950"], {"input": input, "gradBias": grad_bias})
         # save-channels-doc (161002): The length of saveMean or saveInvstd differs from input's channel count.
-        # Note: The doc's error table includes the lengths of saveMean, saveInvstd, gradWeight and gradBias; the
-        #   code checks them on Ascend 950 only (elsewhere a wrong length in training gives an undefined result,
-        #   which the NumPy backend refuses).
-        # Documented but not enforced by CANN's first phase: not checked here.
-        # grad-channels-doc (161002): The length of gradWeight or gradBias (when given) differs from input's channel
-        # count.
-        # Note: The code checks the lengths of gradWeight and gradBias on Ascend 950 only.
+        # Note: The doc's error table includes the lengths of saveMean and saveInvstd; the code checks them on
+        #   Ascend 950 only (elsewhere a wrong length in training gives an undefined result, which the NumPy
+        #   backend refuses).
         # Documented but not enforced by CANN's first phase: not checked here.
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -1110,6 +1114,34 @@ def _check(
         if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
+        # grad-weight-size (561103): gradWeight (when requested) does not hold as many elements as input's channel
+        # axis.
+        # Note: The doc lists it under 161002; on these products the parameter checks do not look at gradWeight's
+        #   shape, and the C results are only reshaped to 1-D and copied into gradWeight after the computation;
+        #   with another element count that step fails and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103).
+        #   Read from the code, not verified on a device.
+        check = "grad-weight-size"
+        if (
+            product in ("910_93", "910b", "310b", "310p", "910")
+            and grad_out is not None
+            and input is not None
+            and output_mask is not None
+            and (not (input.empty or grad_out.empty) and output_mask[1])
+        ):
+            if input is not None and grad_weight is not None and not (grad_weight.numel == input.shape[1]):
+                raise rt.fail(CHECKS["grad-weight-size"], {"input": input, "gradWeight": grad_weight})
+        # grad-bias-size (561103): gradBias (when requested) does not hold as many elements as input's channel axis.
+        # Note: As grad-weight-size, the copy into gradBias fails for another element count (561103, unverified).
+        check = "grad-bias-size"
+        if (
+            product in ("910_93", "910b", "310b", "310p", "910")
+            and grad_out is not None
+            and input is not None
+            and output_mask is not None
+            and (not (input.empty or grad_out.empty) and output_mask[2])
+        ):
+            if input is not None and grad_bias is not None and not (grad_bias.numel == input.shape[1]):
+                raise rt.fail(CHECKS["grad-bias-size"], {"input": input, "gradBias": grad_bias})
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
@@ -1303,6 +1335,10 @@ def batch_norm_backward(
             channel axis.
         561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
             supported" in the product support list).
+        561103 ACLNN_ERR_INNER_NULLPTR: gradWeight (when requested) does not hold as many elements as
+            input's channel axis.
+        561103 ACLNN_ERR_INNER_NULLPTR: gradBias (when requested) does not hold as many elements as
+            input's channel axis.
     """
     args = _normalize(
         product,

@@ -212,7 +212,7 @@ int main()
     // weight：FLOAT，形状[3]，格式ND
     std::vector<int64_t> weightShape = {3};
     std::vector<float> weightHostData = {1.0f, 2.0f, 0.5f};
-    int64_t reduction = 1;  // 1 = mean
+    int64_t reduction = 1;  // 1 = MEAN
     int64_t ignoreIndex = -100;
     // totalWeight：FLOAT，形状[]，格式ND
     std::vector<int64_t> totalWeightShape = {};
