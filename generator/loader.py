@@ -361,7 +361,10 @@ class _CrossChecker:
         self.diags: list[Diagnostic] = []
         self.params = {p.name: p for p in self.spec.params}
         self.scope = ex.Scope(
-            {p.name: expr_type(p) for p in self.spec.params}, catalog.dtype_names, catalog.format_names
+            {p.name: expr_type(p) for p in self.spec.params},
+            catalog.dtype_names,
+            catalog.format_names,
+            products=frozenset(catalog.product_tags),
         )
 
     def error(self, path: tuple, message: str, col_offset: int | None = None) -> None:
@@ -499,7 +502,7 @@ class _CrossChecker:
                 if not text:
                     continue
                 node = self._expr(path + ("infer", name), text, type_)
-                outputs = sorted(n for n in ex.names_used(node) if self.params[n].role == "output") if node else []
+                outputs = sorted(n for n in ex.names_mentioned(node) if self.params[n].role == "output") if node else []
                 if outputs:
                     self.error(
                         path + ("infer", name),
