@@ -283,3 +283,12 @@ def test_all_false_mask_computes_nothing_even_with_a_loose_normalized_shape():
     g, x, mean, rstd, _, _ = _data()
     got = aclnn.layer_norm_backward(g, x, [9], mean, rstd, None, None, [False, False, False], None, None, None)
     assert all(v is None for v in got)
+
+
+def test_inferred_weight_grads_take_the_weight_dtype():
+    g, x, mean, rstd, w, b = _data(seed=4)
+    half = g.astype(np.float16), x.astype(np.float16)
+    got = aclnn.layer_norm_backward(*half, [5], mean, rstd, w, b, [True, True, True])
+    assert got[0].dtype == np.float16 and got[1].dtype == np.float32 and got[2].dtype == np.float32
+    got = aclnn.layer_norm_backward(*half, [5], mean, rstd, None, None, [True, True, True])
+    assert got[1].dtype == np.float16

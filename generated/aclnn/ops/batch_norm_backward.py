@@ -568,7 +568,9 @@ def _normalize(
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
-                    (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1],), "FLOAT", "ND"
+                    (input.shape[-1] if product == "950" and input.format in ("NHWC", "NDHWC") else input.shape[1],),
+                    "FLOAT",
+                    "ND",
                 )
             )
         )
@@ -580,7 +582,9 @@ def _normalize(
                 None
                 if not (output_mask[2])
                 else rt.output_desc(
-                    (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1],), "FLOAT", "ND"
+                    (input.shape[-1] if product == "950" and input.format in ("NHWC", "NDHWC") else input.shape[1],),
+                    "FLOAT",
+                    "ND",
                 )
             )
         )

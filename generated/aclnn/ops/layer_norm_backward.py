@@ -447,7 +447,11 @@ def _normalize(
             lambda: (
                 None
                 if not (output_mask[1])
-                else rt.output_desc(input.shape[input.rank - len(normalized_shape) :], input.dtype, "ND")
+                else rt.output_desc(
+                    input.shape[input.rank - len(normalized_shape) :],
+                    weight_optional.dtype if weight_optional is not None else input.dtype,
+                    "ND",
+                )
             )
         )
     else:
@@ -457,7 +461,11 @@ def _normalize(
             lambda: (
                 None
                 if not (output_mask[2])
-                else rt.output_desc(input.shape[input.rank - len(normalized_shape) :], input.dtype, "ND")
+                else rt.output_desc(
+                    input.shape[input.rank - len(normalized_shape) :],
+                    weight_optional.dtype if weight_optional is not None else input.dtype,
+                    "ND",
+                )
             )
         )
     else:
