@@ -37,9 +37,10 @@ Readings chosen where the sources are silent or disagree
   produce float32 and the op casts to the output tensors) -- except on product ``"950"`` in training, where
   the fused kernel writes them in the weight's dtype (float32 when ``grad_out`` is float32 or the weight is
   null) before the op's cast: they are then rounded to that dtype and returned in it.
-* Channel axis: 1 for every rank 2-8 (the op views 6-8-D input as ``(N, C, D, H, W*...)``).  The kernel
-  cannot see tensor formats; pass ``data_format="NHWC"`` or ``"NDHWC"`` (keyword-only, not part of the
-  binding contract) for 950's channels-last formats.
+* Channel axis: 1 for every rank 2-8 (the op views 6-8-D input as ``(N, C, D, H, W*...)``), except on
+  ``product="950"`` with ``data_format`` (keyword-only: ``input``'s format name) ``"NHWC"`` or ``"NDHWC"``,
+  where it is the last axis.  Every other format (NC, NCL, NCHW, NCDHW, ND, HWCN, ...) is read channels-first,
+  and so are NHWC/NDHWC on the other products: their op_api always takes dimension 1 as the channel.
 * Empty tensors: the op returns right after its null checks when ``input`` or ``grad_out`` is empty, before
   looking at anything else (``output_mask`` may then be null or short: missing entries count as false).  An
   empty gradInput is well defined, but a non-empty one (``grad_out`` empty, ``input`` not) and
@@ -89,7 +90,16 @@ def _vector(name: str, array, channels: int, default: float, *, allow_empty: boo
     return array.astype(_F32)
 
 
-def _empty_result(x_in: np.ndarray, output_mask, data_format):
+def _channels_last(data_format, product) -> bool:
+    """Only 950's op_api reads the channel from the last axis (NHWC / NDHWC); the others use dimension 1."""
+    return _is_950(product) and data_format is not None and str(data_format).upper() in _CHANNELS_LAST
+
+
+def _is_950(product) -> bool:
+    return str(product).strip().lower() in {"950", "ascend950"}
+
+
+def _empty_result(x_in: np.ndarray, output_mask, data_format, product):
     """The op returns right after its null checks when input or gradOut is empty: nothing else is checked
     (outputMask may be null or short, dtypes and shapes are not compared) and no output is written.  An
     output that is empty anyway is well defined; one with elements would keep undefined contents."""
@@ -102,7 +112,7 @@ def _empty_result(x_in: np.ndarray, output_mask, data_format):
         dx = np.zeros(x_in.shape, x_in.dtype)
     if not (want_dw or want_db):
         return dx, None, None
-    channels_last = data_format is not None and str(data_format).upper() in _CHANNELS_LAST
+    channels_last = _channels_last(data_format, product)
     if x_in.ndim < 2 or x_in.shape[x_in.ndim - 1 if channels_last else 1] != 0:
         raise ValueError("empty input: the op leaves gradWeight/gradBias unwritten (undefined contents)")
     empty = np.zeros(0, _F32)
@@ -111,7 +121,7 @@ def _empty_result(x_in: np.ndarray, output_mask, data_format):
 
 def _weight_grad_dtype(product, training: bool, grad_dtype: np.dtype, weight) -> np.dtype:
     """Dtype in which the device writes gradWeight/gradBias (before the op's cast to the output tensors)."""
-    if str(product).strip().lower() not in {"950", "ascend950"} or not training or weight is None:
+    if not _is_950(product) or not training or weight is None:
         return _F32
     if grad_dtype == _F32:
         return _F32
@@ -137,7 +147,7 @@ def batch_norm_backward(
     grad_out = np.asarray(grad_out)
     x_in = np.asarray(input)
     if x_in.size == 0 or grad_out.size == 0:
-        return _empty_result(x_in, output_mask, data_format)
+        return _empty_result(x_in, output_mask, data_format, product)
     for name, arr in (("grad_out", grad_out), ("input", x_in)):
         if np.dtype(arr.dtype) not in FLOAT_DTYPES:
             raise TypeError(f"{name}: dtype {arr.dtype} is not one of float32, float16, bfloat16")
@@ -147,11 +157,7 @@ def batch_norm_backward(
         raise ValueError(f"shape mismatch: grad_out {grad_out.shape} vs input {x_in.shape}")
     if not 2 <= x_in.ndim <= 8:
         raise ValueError(f"input must have 2 to 8 dims, got {x_in.ndim}")
-    channels_last = data_format is not None and str(data_format).upper() in _CHANNELS_LAST
-    if data_format is not None and not channels_last and str(data_format).upper() not in {
-        "NC", "NCL", "NCHW", "NCDHW", "ND"
-    }:  # fmt: skip
-        raise ValueError(f"unknown data_format {data_format!r}")
+    channels_last = _channels_last(data_format, product)
     want_dx, want_dw, want_db = _mask(output_mask)
     training = bool(training)
     c_axis = x_in.ndim - 1 if channels_last else 1
