@@ -109,7 +109,7 @@ def test_the_rules_render_in_the_docs_and_the_python_module(demo):
         "rt.broadcast_shape(grad_output.shape, self.shape) == grad_input.shape",
         'product not in ("910", "310p") or all(d != "BFLOAT16" for d in (grad_output.dtype, self.dtype) if d != "FLOAT")',
         "len(tuple(d for d in rt.broadcast_shape(grad_output.shape, self.shape) if d == 0)) == 0",
-        "if output_mask is not None and not (not output_mask[1] or grad_weight is not None):",
+        "not (not output_mask[1] or grad_weight is not None):",
         "rt.f32(alpha.value) >= 0",
     ):
         assert "".join(code.split()) in squeezed, code

@@ -50,17 +50,20 @@ __all__ = [
 ]
 
 
+# Each op module by its aclnn name without the prefix ("EluBackward") and by its snake name.
+_BY_NAME = {**_OPS, **{module.__name__.rsplit(".", 1)[-1]: module for module in _OPS.values()}}
+
+
 def _module(op: str):
     if not isinstance(op, str):
         raise AclnnError(
             161002, "ACLNN_ERR_PARAM_INVALID", f"the operator name must be a string, got {type(op).__name__}"
         )
-    key = op.removeprefix("aclnn")
-    for name, module in _OPS.items():
-        if key in (name, module.__name__.rsplit(".", 1)[-1]):
-            return module
-    known = ", ".join(_OPS)
-    raise AclnnError(161002, "ACLNN_ERR_PARAM_INVALID", f"unknown operator {op!r}; known: {known}")
+    module = _BY_NAME.get(op.removeprefix("aclnn"))
+    if module is None:
+        known = ", ".join(_OPS)
+        raise AclnnError(161002, "ACLNN_ERR_PARAM_INVALID", f"unknown operator {op!r}; known: {known}")
+    return module
 
 
 def _arguments(module, params: dict, missing_output) -> list:

@@ -57,9 +57,14 @@ MISSING = _Missing()
 def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
     """Descriptor of an output the binding allocates."""
     shape = tuple(shape)
-    if all(type(d) is int and d >= 0 for d in shape) and len(shape) <= 64:
-        return TensorDesc.trusted(shape, dtype, fmt or default_format(len(shape)))
-    return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
+    if len(shape) > 64:
+        return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
+    for d in shape:  # the common case (sizes), fast: a plain loop, no generator
+        if type(d) is not int or d < 0:
+            return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
+    desc = object.__new__(TensorDesc)  # TensorDesc.trusted, inlined (once per inferred output per call)
+    desc.__dict__.update(shape=shape, dtype=dtype, format=fmt or default_format(len(shape)), strides=None, data=None)
+    return desc
 
 
 def infer_output(make: Callable[[], TensorDesc | None]) -> TensorDesc | None:
@@ -79,6 +84,13 @@ def tensor_data(desc: TensorDesc | None, name: str) -> np.ndarray | None:
         raise AclnnError(*_PARAM_INVALID, f"{name}: a TensorDesc without data can be validated but not run")
     data = desc.data
     return data if type(data) is np.ndarray else np.asarray(data)  # subclasses (np.matrix, ...) as plain arrays
+
+
+def tensor_list_data(descs: tuple | None, name: str) -> list | None:
+    """The NumPy arrays behind an aclTensorList argument (None for a null list or a null entry)."""
+    if descs is None:
+        return None
+    return [tensor_data(desc, f"{name}[{i}]") for i, desc in enumerate(descs)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +325,7 @@ def execute(
                 *_INNER,
                 f"aclnn{op}: the reference kernel failed on these inputs: {type(exc).__name__}: "
                 f"{_user_words(str(exc), names)}",
-            ) from None
+            ) from exc  # the kernel's own exception stays the cause (opgen lint --deep locates it)
     elif backend == "cann":
         from generator.runtime import cann
 

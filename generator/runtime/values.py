@@ -43,6 +43,7 @@ class _Tables:
     dtype_by_numpy: dict[np.dtype, str] = {}
     formats: frozenset[str] = frozenset()
     product_by_spelling: dict[str, str] = {}
+    product_tags: dict[str, str] = {}
     products: tuple[str, ...] = ()
     dtype_values: dict[str, int] = {}
     format_values: dict[str, int] = {}
@@ -76,6 +77,7 @@ def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict
         for s in (p["tag"], p["zh"], p["en"], p["soc"], *p["aliases"]):
             prods[_key(s)] = p["tag"]
     _Tables.product_by_spelling, _Tables.products = prods, tuple(p["tag"] for p in products)
+    _Tables.product_tags = {p["tag"]: prods[_key(p["tag"])] for p in products}  # a tag as written: no re-keying
     _Tables.dtype_values = {d["name"]: d["value"] for d in dtypes}
     _Tables.format_values = {f["name"]: f["value"] for f in formats}
     _Tables.status_names = {s["value"]: s["name"] for s in status_codes}
@@ -102,6 +104,8 @@ def _invalid(message: str) -> AclnnError:
 
 def normalize_product(product: object) -> str:
     """A product tag from a tag or any of the product's names (case and spaces ignored)."""
+    if type(product) is str and product in _Tables.product_tags:  # the common case, fast
+        return _Tables.product_tags[product]
     if isinstance(product, str) or (type(product) is int and abs(product) < 10**12):
         tag = _Tables.product_by_spelling.get(_key(str(product)))
         if tag is not None:
@@ -141,9 +145,12 @@ def _normalize_format(fmt: object, where: str) -> str:
     return name
 
 
+_RANK_FORMATS = {3: "NCL", 4: "NCHW", 5: "NCDHW"}
+
+
 def default_format(rank: int) -> str:
     """torch_npu's choice of format for a tensor of this rank."""
-    return {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(rank, "ND")
+    return _RANK_FORMATS.get(rank, "ND")
 
 
 @dataclass(frozen=True, init=False)
@@ -178,11 +185,10 @@ class TensorDesc:
         object.__setattr__(self, "data", data)
 
     @classmethod
-    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str) -> TensorDesc:
-        """A descriptor from already-normalised parts (output inference; no re-validation)."""
+    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str, strides=None, data=None) -> TensorDesc:
+        """A descriptor from already-normalised parts (output inference, NumPy arrays; no re-validation)."""
         desc = object.__new__(cls)
-        for name, value in (("shape", shape), ("dtype", dtype), ("format", fmt), ("strides", None), ("data", None)):
-            object.__setattr__(desc, name, value)
+        desc.__dict__.update(shape=shape, dtype=dtype, format=fmt, strides=strides, data=data)
         return desc
 
     @property
@@ -280,14 +286,29 @@ def _int_tuple(values, where: str, *, allow_negative: bool, limit: int = MAX_ARR
     return tuple(out)
 
 
+# (byte strides, itemsize) -> element strides of the arrays seen (bounded): most calls repeat a few layouts.
+_ELEMENT_STRIDES: dict[tuple, tuple[int, ...]] = {}
+
+
 def as_tensor(name: str, value: object) -> TensorDesc | None:
     """Normalise a tensor argument: None, a NumPy array or a TensorDesc."""
     if value is None or isinstance(value, TensorDesc):
         return value
     if isinstance(value, np.ndarray):
-        dtype = normalize_dtype(value.dtype, name)
-        strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
-        desc = TensorDesc(value.shape, dtype, default_format(value.ndim), strides, data=value)
+        dtype = _Tables.dtype_by_numpy.get(value.dtype) or normalize_dtype(value.dtype, name)
+        itemsize, byte_strides = value.itemsize, value.strides
+        strides = _ELEMENT_STRIDES.get((byte_strides, itemsize))
+        if strides is None and itemsize:
+            strides = tuple(map(itemsize.__rfloordiv__, byte_strides))  # s // itemsize
+            if len(_ELEMENT_STRIDES) >= 4096:
+                _ELEMENT_STRIDES.clear()
+            _ELEMENT_STRIDES[(byte_strides, itemsize)] = strides
+        # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation
+        # (TensorDesc.trusted, inlined: this runs for every array argument of every call).
+        desc = object.__new__(TensorDesc)
+        desc.__dict__.update(
+            shape=value.shape, dtype=dtype, format=_RANK_FORMATS.get(value.ndim, "ND"), strides=strides, data=value
+        )
         return desc
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
@@ -325,6 +346,12 @@ def _array_items(name: str, value: object):
 
 def as_int_array(name: str, value: object) -> tuple[int, ...] | None:
     """Normalise an aclIntArray argument (None or at most MAX_ARRAY_LENGTH int64 values)."""
+    if (type(value) is list or type(value) is tuple) and len(value) <= MAX_ARRAY_LENGTH:  # common case, fast
+        for v in value:
+            if type(v) is not int or not -(2**63) <= v < 2**63:
+                break
+        else:
+            return tuple(value)
     if value is None:
         return None
     return _int_tuple(_array_items(name, value), name, allow_negative=True)
@@ -334,6 +361,12 @@ def as_bool_array(name: str, value: object) -> tuple[bool, ...] | None:
     """Normalise an aclBoolArray argument (None or at most MAX_ARRAY_LENGTH bools)."""
     if value is None:
         return None
+    if (type(value) is tuple or type(value) is list) and len(value) <= MAX_ARRAY_LENGTH:  # common case, fast
+        for v in value:
+            if type(v) is not bool:
+                break
+        else:
+            return tuple(value)
     out = []
     for v in _bounded(_array_items(name, value), name, MAX_ARRAY_LENGTH, "bools"):
         if not isinstance(v, (bool, np.bool_)):
@@ -388,9 +421,11 @@ _INT_RANGES = {
 
 def as_int(name: str, value: object, ctype: str = "int") -> int:
     """Normalise a plain C integer argument; it must fit ``ctype``."""
+    low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
+    if type(value) is int and low <= value <= high:  # the common case, fast
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise _invalid(f"{name} must be an integer ({ctype}), got {show(value)}")
-    low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
     if not low <= int(value) <= high:
         raise _invalid(f"{name} = {show(int(value))} does not fit the C type {ctype}")
     return int(value)
