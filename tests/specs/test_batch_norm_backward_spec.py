@@ -331,3 +331,27 @@ def test_empty_input_runs_and_writes_only_empty_outputs():
     x = np.zeros((0, 3, 4), np.float32)
     dx, dw, db = aclnn.batch_norm_backward(x, x, None, None, None, None, None, True, 1e-5, [True, False, False])
     assert dx.shape == (0, 3, 4) and dw is None and db is None
+
+
+def test_channels_last_tensors_reach_the_kernel_with_their_format():
+    """950 reads NHWC channels-last; the other products read the same array as NCHW (dimension 1)."""
+    g, x, *_ = _data((2, 4, 5, 3), seed=5)
+    t = torch.from_numpy
+    nhwc = dict(
+        gradOut=aclnn.TensorDesc(g.shape, "FLOAT", "NHWC", data=g),
+        input=aclnn.TensorDesc(x.shape, "FLOAT", "NHWC", data=x),
+    )
+    args_ = dict(weight=None, runningMean=None, runningVar=None, saveMean=None, saveInvstd=None, training=False, eps=0.5,
+                 outputMask=[True, True, True])  # fmt: skip
+    got = aclnn.run("BatchNormBackward", product="950", **nhwc, **args_)
+    g_c, x_c = np.moveaxis(g, -1, 1).copy(), np.moveaxis(x, -1, 1).copy()
+    c = g_c.shape[1]
+    want = torch.ops.aten.native_batch_norm_backward(
+        t(g_c), t(x_c), None, t(np.zeros(c, np.float32)), t(np.ones(c, np.float32)), None, None, False, 0.5, [True] * 3
+    )
+    np.testing.assert_allclose(got["gradInput"], np.moveaxis(want[0].numpy(), 1, -1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["gradBias"], want[2].numpy(), rtol=1e-5, atol=1e-5)
+    assert got["gradWeight"].shape == (3,)
+    other = aclnn.run("BatchNormBackward", product="910b", **nhwc, **args_)
+    assert other["gradWeight"].shape == (4,)
+    np.testing.assert_allclose(other["gradBias"], g.sum(axis=(0, 2, 3)), rtol=1e-5, atol=1e-5)

@@ -494,6 +494,7 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOut": ("NC", "NCL", "NCHW", "NHWC", "NCDHW", "NDHWC", "ND"),
     "input": ("NC", "NCL", "NCHW", "NHWC", "NCDHW", "NDHWC", "ND"),
@@ -505,18 +506,6 @@ FORMATS = {
     "gradInput": ("NC", "NCL", "NCHW", "NHWC", "NCDHW", "NDHWC", "ND"),
     "gradWeight": ("ND",),
     "gradBias": ("ND",),
-}
-RANKS = {
-    "gradOut": (2, 8),
-    "input": (2, 8),
-    "weight": (1, 1),
-    "runningMean": (1, 1),
-    "runningVar": (1, 1),
-    "saveMean": (1, 1),
-    "saveInvstd": (1, 1),
-    "gradInput": (2, 8),
-    "gradWeight": (1, 1),
-    "gradBias": (1, 1),
 }
 
 
@@ -568,7 +557,7 @@ def _normalize(
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
-                    (input.shape[-1] if product == "950" and input.format in ("NHWC", "NDHWC") else input.shape[1],),
+                    (input.shape[-1] if product == "950" and input.format in {"NHWC", "NDHWC"} else input.shape[1],),
                     "FLOAT",
                     "ND",
                 )
@@ -582,7 +571,7 @@ def _normalize(
                 None
                 if not (output_mask[2])
                 else rt.output_desc(
-                    (input.shape[-1] if product == "950" and input.format in ("NHWC", "NDHWC") else input.shape[1],),
+                    (input.shape[-1] if product == "950" and input.format in {"NHWC", "NDHWC"} else input.shape[1],),
                     "FLOAT",
                     "ND",
                 )
@@ -633,196 +622,136 @@ def _check(
     try:
         # null-inputs (161001): gradOut or input is a null pointer.
         check = "null-inputs"
-        for name, arg in (("gradOut", grad_out), ("input", input)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-inputs"], {name: arg})
+        if grad_out is None:
+            raise rt.fail(CHECKS["null-inputs"], {"gradOut": grad_out})
+        if input is None:
+            raise rt.fail(CHECKS["null-inputs"], {"input": input})
         # null-output-mask (161001): outputMask is a null pointer.
         # Note: The doc's null-pointer row leaves outputMask out; the code checks it when input and gradOut are not
         #   empty (an empty tensor returns success before any check).
         check = "null-output-mask"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("outputMask", output_mask),):
-                if arg is None:
-                    raise rt.fail(CHECKS["null-output-mask"], {name: arg})
+        when_1 = not (0 in input.shape or 0 in grad_out.shape)  # the 'when' of 27 checks, computed once
+        if when_1:
+            if output_mask is None:
+                raise rt.fail(CHECKS["null-output-mask"], {"outputMask": output_mask})
         # output-mask-length (161001): outputMask does not have exactly 3 elements.
         # Note: The code checks the length inside its null-pointer check, so it returns 161001 where the doc says
         #   161002. Ascend 950 requires exactly 3 entries; the other products only reject an empty outputMask
         #   and then read entries 1 and 2 anyway (out of bounds for lengths 1 and 2, undefined); the spec
         #   returns 161001 for those lengths too.
         check = "output-mask-length"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("outputMask", output_mask),):
-                if arg is not None and len(arg) not in (3,):
-                    raise rt.fail(CHECKS["output-mask-length"], {name: arg})
+        if when_1:
+            if output_mask is not None and len(output_mask) not in {3}:
+                raise rt.fail(CHECKS["output-mask-length"], {"outputMask": output_mask})
         # null-grad-input (161001): outputMask[0] is true and gradInput is a null pointer.
         check = "null-grad-input"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
-        ):
-            for name, arg in (("gradInput", grad_input),):
-                if arg is None:
-                    raise rt.fail(CHECKS["null-grad-input"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0]):
+            if grad_input is None:
+                raise rt.fail(CHECKS["null-grad-input"], {"gradInput": grad_input})
         # null-grad-weight (161001): outputMask[1] is true and gradWeight is a null pointer.
         check = "null-grad-weight"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[1])
-        ):
-            for name, arg in (("gradWeight", grad_weight),):
-                if arg is None:
-                    raise rt.fail(CHECKS["null-grad-weight"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[1]):
+            if grad_weight is None:
+                raise rt.fail(CHECKS["null-grad-weight"], {"gradWeight": grad_weight})
         # null-grad-bias (161001): outputMask[2] is true and gradBias is a null pointer.
         check = "null-grad-bias"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[2])
-        ):
-            for name, arg in (("gradBias", grad_bias),):
-                if arg is None:
-                    raise rt.fail(CHECKS["null-grad-bias"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[2]):
+            if grad_bias is None:
+                raise rt.fail(CHECKS["null-grad-bias"], {"gradBias": grad_bias})
         # dtype-supported (161002): The dtype of input or gradOut is not supported.
         check = "dtype-supported"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("gradOut", grad_out), ("input", input)):
-                if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                    raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if when_1:
+            if grad_out.dtype not in DTYPES["gradOut"].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported"], {"gradOut": grad_out})
+            if input.dtype not in DTYPES["input"].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported"], {"input": input})
         # dtype-same (161002): The dtypes of input and gradOut differ.
         # Note: The code checks gradOut's and input's lists first, then their equality.
         check = "dtype-same"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("gradOut", grad_out),):
-                if input is not None and arg is not None and arg.dtype != input.dtype:
-                    raise rt.fail(CHECKS["dtype-same"], {"input": input, name: arg})
+        if when_1:
+            if grad_out.dtype != input.dtype:
+                raise rt.fail(CHECKS["dtype-same"], {"input": input, "gradOut": grad_out})
         # grad-input-dtype-supported (161002): outputMask[0] is true and gradInput's dtype is not supported.
         check = "grad-input-dtype-supported"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
-        ):
-            for name, arg in (("gradInput", grad_input),):
-                if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                    raise rt.fail(CHECKS["grad-input-dtype-supported"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0]):
+            if grad_input is not None and grad_input.dtype not in DTYPES["gradInput"].get(product, ()):
+                raise rt.fail(CHECKS["grad-input-dtype-supported"], {"gradInput": grad_input})
         # grad-weight-dtype-supported (161002): outputMask[1] is true and gradWeight's dtype is not supported.
         check = "grad-weight-dtype-supported"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[1])
-        ):
-            for name, arg in (("gradWeight", grad_weight),):
-                if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                    raise rt.fail(CHECKS["grad-weight-dtype-supported"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[1]):
+            if grad_weight is not None and grad_weight.dtype not in DTYPES["gradWeight"].get(product, ()):
+                raise rt.fail(CHECKS["grad-weight-dtype-supported"], {"gradWeight": grad_weight})
         # grad-bias-dtype-supported (161002): outputMask[2] is true and gradBias's dtype is not supported.
         check = "grad-bias-dtype-supported"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[2])
-        ):
-            for name, arg in (("gradBias", grad_bias),):
-                if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                    raise rt.fail(CHECKS["grad-bias-dtype-supported"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[2]):
+            if grad_bias is not None and grad_bias.dtype not in DTYPES["gradBias"].get(product, ()):
+                raise rt.fail(CHECKS["grad-bias-dtype-supported"], {"gradBias": grad_bias})
         # optional-dtype-supported (161002): weight, runningMean, runningVar, saveMean or saveInvstd is given and
         # its dtype is not supported.
         check = "optional-dtype-supported"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (
-                ("weight", weight),
-                ("runningMean", running_mean),
-                ("runningVar", running_var),
-                ("saveMean", save_mean),
-                ("saveInvstd", save_invstd),
-            ):
-                if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                    raise rt.fail(CHECKS["optional-dtype-supported"], {name: arg})
+        if when_1:
+            if weight is not None and weight.dtype not in DTYPES["weight"].get(product, ()):
+                raise rt.fail(CHECKS["optional-dtype-supported"], {"weight": weight})
+            if running_mean is not None and running_mean.dtype not in DTYPES["runningMean"].get(product, ()):
+                raise rt.fail(CHECKS["optional-dtype-supported"], {"runningMean": running_mean})
+            if running_var is not None and running_var.dtype not in DTYPES["runningVar"].get(product, ()):
+                raise rt.fail(CHECKS["optional-dtype-supported"], {"runningVar": running_var})
+            if save_mean is not None and save_mean.dtype not in DTYPES["saveMean"].get(product, ()):
+                raise rt.fail(CHECKS["optional-dtype-supported"], {"saveMean": save_mean})
+            if save_invstd is not None and save_invstd.dtype not in DTYPES["saveInvstd"].get(product, ()):
+                raise rt.fail(CHECKS["optional-dtype-supported"], {"saveInvstd": save_invstd})
         # weight-dtype-950 (161002): weight's dtype is neither FLOAT32 nor gradOut's dtype.
         check = "weight-dtype-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                grad_out is not None
-                and weight is not None
-                and not (weight.dtype == grad_out.dtype or weight.dtype == "FLOAT")
-            ):
+        if product in {"950"} and when_1:
+            if weight is not None and not (weight.dtype == grad_out.dtype or weight.dtype == "FLOAT"):
                 raise rt.fail(CHECKS["weight-dtype-950"], {"gradOut": grad_out, "weight": weight})
         # running-mean-dtype-950 (161002): runningMean's dtype is neither FLOAT32 nor gradOut's dtype.
         check = "running-mean-dtype-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                grad_out is not None
-                and running_mean is not None
-                and not (running_mean.dtype == grad_out.dtype or running_mean.dtype == "FLOAT")
-            ):
+        if product in {"950"} and when_1:
+            if running_mean is not None and not (running_mean.dtype == grad_out.dtype or running_mean.dtype == "FLOAT"):
                 raise rt.fail(CHECKS["running-mean-dtype-950"], {"gradOut": grad_out, "runningMean": running_mean})
         # running-var-dtype-950 (161002): runningVar's dtype is neither FLOAT32 nor gradOut's dtype.
         check = "running-var-dtype-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                grad_out is not None
-                and running_var is not None
-                and not (running_var.dtype == grad_out.dtype or running_var.dtype == "FLOAT")
-            ):
+        if product in {"950"} and when_1:
+            if running_var is not None and not (running_var.dtype == grad_out.dtype or running_var.dtype == "FLOAT"):
                 raise rt.fail(CHECKS["running-var-dtype-950"], {"gradOut": grad_out, "runningVar": running_var})
         # running-dtype-same-950 (161002): runningVar's dtype differs from runningMean's.
         check = "running-dtype-same-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("runningVar", running_var),):
-                if running_mean is not None and arg is not None and arg.dtype != running_mean.dtype:
-                    raise rt.fail(CHECKS["running-dtype-same-950"], {"runningMean": running_mean, name: arg})
+        if product in {"950"} and when_1:
+            if running_mean is not None and running_var is not None and running_var.dtype != running_mean.dtype:
+                raise rt.fail(
+                    CHECKS["running-dtype-same-950"], {"runningMean": running_mean, "runningVar": running_var}
+                )
         # save-mean-dtype-950 (161002): saveMean's dtype is neither FLOAT32 nor gradOut's dtype.
         check = "save-mean-dtype-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                grad_out is not None
-                and save_mean is not None
-                and not (save_mean.dtype == grad_out.dtype or save_mean.dtype == "FLOAT")
-            ):
+        if product in {"950"} and when_1:
+            if save_mean is not None and not (save_mean.dtype == grad_out.dtype or save_mean.dtype == "FLOAT"):
                 raise rt.fail(CHECKS["save-mean-dtype-950"], {"gradOut": grad_out, "saveMean": save_mean})
         # save-invstd-dtype-950 (161002): saveInvstd's dtype is neither FLOAT32 nor gradOut's dtype.
         check = "save-invstd-dtype-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                grad_out is not None
-                and save_invstd is not None
-                and not (save_invstd.dtype == grad_out.dtype or save_invstd.dtype == "FLOAT")
-            ):
+        if product in {"950"} and when_1:
+            if save_invstd is not None and not (save_invstd.dtype == grad_out.dtype or save_invstd.dtype == "FLOAT"):
                 raise rt.fail(CHECKS["save-invstd-dtype-950"], {"gradOut": grad_out, "saveInvstd": save_invstd})
         # save-dtype-same-950 (161002): saveInvstd's dtype differs from saveMean's.
         check = "save-dtype-same-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("saveMean", save_mean),):
-                if save_invstd is not None and arg is not None and arg.dtype != save_invstd.dtype:
-                    raise rt.fail(CHECKS["save-dtype-same-950"], {"saveInvstd": save_invstd, name: arg})
+        if product in {"950"} and when_1:
+            if save_invstd is not None and save_mean is not None and save_mean.dtype != save_invstd.dtype:
+                raise rt.fail(CHECKS["save-dtype-same-950"], {"saveInvstd": save_invstd, "saveMean": save_mean})
         # grad-input-dtype-same-950 (161002): gradInput (when requested) has another dtype than gradOut.
         check = "grad-input-dtype-same-950"
         if (
-            product in ("950",)
-            and grad_out is not None
-            and input is not None
+            product in {"950"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0])
         ):
-            for name, arg in (("gradOut", grad_out),):
-                if grad_input is not None and arg is not None and arg.dtype != grad_input.dtype:
-                    raise rt.fail(CHECKS["grad-input-dtype-same-950"], {"gradInput": grad_input, name: arg})
+            if grad_input is not None and grad_out.dtype != grad_input.dtype:
+                raise rt.fail(CHECKS["grad-input-dtype-same-950"], {"gradInput": grad_input, "gradOut": grad_out})
         # grad-weight-dtype-950 (161002): gradWeight's dtype is neither FLOAT32 nor weight's dtype.
         check = "grad-weight-dtype-950"
         if (
-            product in ("950",)
-            and grad_out is not None
-            and input is not None
+            product in {"950"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[1])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[1])
         ):
             if (
                 weight is not None
@@ -833,11 +762,9 @@ def _check(
         # grad-bias-dtype-950 (161002): gradBias's dtype is neither FLOAT32 nor weight's dtype.
         check = "grad-bias-dtype-950"
         if (
-            product in ("950",)
-            and grad_out is not None
-            and input is not None
+            product in {"950"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[2])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[2])
         ):
             if (
                 weight is not None
@@ -848,10 +775,9 @@ def _check(
         # grad-weight-bias-same-950 (161002): The dtypes of gradWeight and gradBias differ.
         # Note: Compared whenever both are given, whatever outputMask says.
         check = "grad-weight-bias-same-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("gradBias", grad_bias),):
-                if grad_weight is not None and arg is not None and arg.dtype != grad_weight.dtype:
-                    raise rt.fail(CHECKS["grad-weight-bias-same-950"], {"gradWeight": grad_weight, name: arg})
+        if product in {"950"} and when_1:
+            if grad_weight is not None and grad_bias is not None and grad_bias.dtype != grad_weight.dtype:
+                raise rt.fail(CHECKS["grad-weight-bias-same-950"], {"gradWeight": grad_weight, "gradBias": grad_bias})
         # stat-dtypes-doc (161002): weight, runningMean, runningVar, saveMean, saveInvstd, gradWeight and gradBias
         # must have gradOut's dtype.
         # Note: The doc requires this on Atlas A2/A3 and the Atlas Training and Inference Series; on those products
@@ -860,46 +786,38 @@ def _check(
         # Documented but not enforced by CANN's first phase: not checked here.
         # format-same (161002): The formats of input and gradOut differ.
         check = "format-same"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("input", input),):
-                if grad_out is not None and arg is not None and arg.format != grad_out.format:
-                    raise rt.fail(CHECKS["format-same"], {"gradOut": grad_out, name: arg})
+        if when_1:
+            if input.format != grad_out.format:
+                raise rt.fail(CHECKS["format-same"], {"gradOut": grad_out, "input": input})
         # grad-input-format (161002): gradInput (when requested) has another format than gradOut.
         check = "grad-input-format"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
-        ):
-            for name, arg in (("gradInput", grad_input),):
-                if grad_out is not None and arg is not None and arg.format != grad_out.format:
-                    raise rt.fail(CHECKS["grad-input-format"], {"gradOut": grad_out, name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0]):
+            if grad_input is not None and grad_input.format != grad_out.format:
+                raise rt.fail(CHECKS["grad-input-format"], {"gradOut": grad_out, "gradInput": grad_input})
         # input-5d-format-950 (161002): input is 5-D but its format is neither NCDHW nor NDHWC.
         check = "input-5d-format-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if input is not None and not (input.rank != 5 or input.format in ("NCDHW", "NDHWC")):
+        if product in {"950"} and when_1:
+            if not (len(input.shape) != 5 or input.format in {"NCDHW", "NDHWC"}):
                 raise rt.fail(CHECKS["input-5d-format-950"], {"input": input})
         # grad-input-5d-format-950 (161002): gradInput (when requested) is 5-D but its format is neither NCDHW nor
         # NDHWC.
         check = "grad-input-5d-format-950"
         if (
-            product in ("950",)
-            and grad_out is not None
-            and input is not None
+            product in {"950"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0])
         ):
-            if grad_input is not None and not (grad_input.rank != 5 or grad_input.format in ("NCDHW", "NDHWC")):
+            if grad_input is not None and not (len(grad_input.shape) != 5 or grad_input.format in {"NCDHW", "NDHWC"}):
                 raise rt.fail(CHECKS["grad-input-5d-format-950"], {"gradInput": grad_input})
         # format-not-private (161002): input or gradOut has a private format.
         # Note: The code rejects private formats only; every public format passes (on Ascend 950 a 5-D tensor must
         #   still be NCDHW or NDHWC).
         check = "format-not-private"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("gradOut", grad_out), ("input", input)):
-                if arg is not None and rt.is_private(arg.format):
-                    raise rt.fail(CHECKS["format-not-private"], {name: arg})
+        if when_1:
+            if rt.is_private(grad_out.format):
+                raise rt.fail(CHECKS["format-not-private"], {"gradOut": grad_out})
+            if rt.is_private(input.format):
+                raise rt.fail(CHECKS["format-not-private"], {"input": input})
         # channels-last-doc (161002): gradOut, input and gradInput do not support NHWC or NDHWC.
         # Note: The doc says so for Atlas A2/A3 and the Atlas Training and Inference Series; on those products the
         #   code does not check it and always takes dimension 1 as the channel axis (an NHWC input is read as
@@ -907,135 +825,80 @@ def _check(
         # Documented but not enforced by CANN's first phase: not checked here.
         # rank (161002): input or gradOut has more than 8 or fewer than 2 dimensions.
         check = "rank"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("input", input), ("gradOut", grad_out)):
-                if arg is not None and not 2 <= arg.rank <= 8:
-                    raise rt.fail(CHECKS["rank"], {name: arg})
+        if when_1:
+            if not 2 <= len(input.shape) <= 8:
+                raise rt.fail(CHECKS["rank"], {"input": input})
+            if not 2 <= len(grad_out.shape) <= 8:
+                raise rt.fail(CHECKS["rank"], {"gradOut": grad_out})
         # shape-same (161002): The shapes of input and gradOut differ.
         check = "shape-same"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            for name, arg in (("input", input),):
-                if grad_out is not None and arg is not None and arg.shape != grad_out.shape:
-                    raise rt.fail(CHECKS["shape-same"], {"gradOut": grad_out, name: arg})
+        if when_1:
+            if input.shape != grad_out.shape:
+                raise rt.fail(CHECKS["shape-same"], {"gradOut": grad_out, "input": input})
         # grad-input-rank (161002): gradInput (when requested) has more than 8 or fewer than 2 dimensions.
         check = "grad-input-rank"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
-        ):
-            for name, arg in (("gradInput", grad_input),):
-                if arg is not None and not 2 <= arg.rank <= 8:
-                    raise rt.fail(CHECKS["grad-input-rank"], {name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0]):
+            if grad_input is not None and not 2 <= len(grad_input.shape) <= 8:
+                raise rt.fail(CHECKS["grad-input-rank"], {"gradInput": grad_input})
         # grad-input-shape (161002): gradInput (when requested) has another shape than gradOut.
         check = "grad-input-shape"
-        if (
-            grad_out is not None
-            and input is not None
-            and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[0])
-        ):
-            for name, arg in (("gradInput", grad_input),):
-                if grad_out is not None and arg is not None and arg.shape != grad_out.shape:
-                    raise rt.fail(CHECKS["grad-input-shape"], {"gradOut": grad_out, name: arg})
+        if output_mask is not None and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[0]):
+            if grad_input is not None and grad_input.shape != grad_out.shape:
+                raise rt.fail(CHECKS["grad-input-shape"], {"gradOut": grad_out, "gradInput": grad_input})
         # weight-channels (161002): weight is not 1-D with the length of input's channel axis.
         check = "weight-channels"
-        if (
-            product in ("910_93", "910b", "310b", "310p", "910")
-            and grad_out is not None
-            and input is not None
-            and (not (input.empty or grad_out.empty))
-        ):
-            if (
-                input is not None
-                and weight is not None
-                and not (weight.rank == 1 and weight.shape[0] == input.shape[1])
-            ):
+        if product in {"910_93", "910b", "310b", "310p", "910"} and when_1:
+            if weight is not None and not (len(weight.shape) == 1 and weight.shape[0] == input.shape[1]):
                 raise rt.fail(CHECKS["weight-channels"], {"input": input, "weight": weight})
         # running-mean-channels (161002): runningMean is not 1-D with the length of input's channel axis.
         check = "running-mean-channels"
-        if (
-            product in ("910_93", "910b", "310b", "310p", "910")
-            and grad_out is not None
-            and input is not None
-            and (not (input.empty or grad_out.empty))
-        ):
-            if (
-                input is not None
-                and running_mean is not None
-                and not (running_mean.rank == 1 and running_mean.shape[0] == input.shape[1])
+        if product in {"910_93", "910b", "310b", "310p", "910"} and when_1:
+            if running_mean is not None and not (
+                len(running_mean.shape) == 1 and running_mean.shape[0] == input.shape[1]
             ):
                 raise rt.fail(CHECKS["running-mean-channels"], {"input": input, "runningMean": running_mean})
         # running-var-channels (161002): runningVar is not 1-D with the length of input's channel axis.
         check = "running-var-channels"
-        if (
-            product in ("910_93", "910b", "310b", "310p", "910")
-            and grad_out is not None
-            and input is not None
-            and (not (input.empty or grad_out.empty))
-        ):
-            if (
-                input is not None
-                and running_var is not None
-                and not (running_var.rank == 1 and running_var.shape[0] == input.shape[1])
-            ):
+        if product in {"910_93", "910b", "310b", "310p", "910"} and when_1:
+            if running_var is not None and not (len(running_var.shape) == 1 and running_var.shape[0] == input.shape[1]):
                 raise rt.fail(CHECKS["running-var-channels"], {"input": input, "runningVar": running_var})
         # weight-channels-950 (161002): weight is not 1-D with the length of input's channel axis (the last
         # dimension for NHWC and NDHWC).
         check = "weight-channels-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                input is not None
-                and weight is not None
-                and not (
-                    weight.rank == 1
-                    and weight.shape[0] == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                )
+        if product in {"950"} and when_1:
+            if weight is not None and not (
+                len(weight.shape) == 1
+                and weight.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
             ):
                 raise rt.fail(CHECKS["weight-channels-950"], {"input": input, "weight": weight})
         # running-mean-channels-950 (161002): runningMean is not 1-D with the length of input's channel axis (the
         # last dimension for NHWC and NDHWC).
         check = "running-mean-channels-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                input is not None
-                and running_mean is not None
-                and not (
-                    running_mean.rank == 1
-                    and running_mean.shape[0]
-                    == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                )
+        if product in {"950"} and when_1:
+            if running_mean is not None and not (
+                len(running_mean.shape) == 1
+                and running_mean.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
             ):
                 raise rt.fail(CHECKS["running-mean-channels-950"], {"input": input, "runningMean": running_mean})
         # running-var-channels-950 (161002): runningVar is not 1-D with the length of input's channel axis (the last
         # dimension for NHWC and NDHWC).
         check = "running-var-channels-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                input is not None
-                and running_var is not None
-                and not (
-                    running_var.rank == 1
-                    and running_var.shape[0]
-                    == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                )
+        if product in {"950"} and when_1:
+            if running_var is not None and not (
+                len(running_var.shape) == 1
+                and running_var.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
             ):
                 raise rt.fail(CHECKS["running-var-channels-950"], {"input": input, "runningVar": running_var})
         # save-mean-channels-950 (161002): saveMean is not 1-D with the length of input's channel axis (or, in
         # inference, 0).
         check = "save-mean-channels-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                input is not None
-                and save_mean is not None
-                and not (
-                    save_mean.rank == 1
-                    and (
-                        save_mean.shape[0] == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                        or not training
-                        and save_mean.shape[0] == 0
-                    )
+        if product in {"950"} and when_1:
+            if save_mean is not None and not (
+                len(save_mean.shape) == 1
+                and (
+                    save_mean.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
+                    or not training
+                    and save_mean.shape[0] == 0
                 )
             ):
                 raise rt.fail(
@@ -1044,18 +907,13 @@ def _check(
         # save-invstd-channels-950 (161002): saveInvstd is not 1-D with the length of input's channel axis (or, in
         # inference, 0).
         check = "save-invstd-channels-950"
-        if product in ("950",) and grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
-            if (
-                input is not None
-                and save_invstd is not None
-                and not (
-                    save_invstd.rank == 1
-                    and (
-                        save_invstd.shape[0]
-                        == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                        or not training
-                        and save_invstd.shape[0] == 0
-                    )
+        if product in {"950"} and when_1:
+            if save_invstd is not None and not (
+                len(save_invstd.shape) == 1
+                and (
+                    save_invstd.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
+                    or not training
+                    and save_invstd.shape[0] == 0
                 )
             ):
                 raise rt.fail(
@@ -1066,39 +924,26 @@ def _check(
         # channel axis.
         check = "grad-weight-channels-950"
         if (
-            product in ("950",)
-            and grad_out is not None
-            and input is not None
+            product in {"950"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[1])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[1])
         ):
-            if (
-                input is not None
-                and grad_weight is not None
-                and not (
-                    grad_weight.rank == 1
-                    and grad_weight.shape[0]
-                    == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                )
+            if grad_weight is not None and not (
+                len(grad_weight.shape) == 1
+                and grad_weight.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
             ):
                 raise rt.fail(CHECKS["grad-weight-channels-950"], {"input": input, "gradWeight": grad_weight})
         # grad-bias-channels-950 (161002): gradBias (when requested) is not 1-D with the length of input's channel
         # axis.
         check = "grad-bias-channels-950"
         if (
-            product in ("950",)
-            and grad_out is not None
-            and input is not None
+            product in {"950"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[2])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[2])
         ):
-            if (
-                input is not None
-                and grad_bias is not None
-                and not (
-                    grad_bias.rank == 1
-                    and grad_bias.shape[0] == (input.shape[-1] if input.format in ("NHWC", "NDHWC") else input.shape[1])
-                )
+            if grad_bias is not None and not (
+                len(grad_bias.shape) == 1
+                and grad_bias.shape[0] == (input.shape[-1] if input.format in {"NHWC", "NDHWC"} else input.shape[1])
             ):
                 raise rt.fail(CHECKS["grad-bias-channels-950"], {"input": input, "gradBias": grad_bias})
         # save-channels-doc (161002): The length of saveMean or saveInvstd differs from input's channel count.
@@ -1115,7 +960,7 @@ def _check(
         #   exist is not verified. Empty tensors return success before any check, so this check applies to non-
         #   empty input only.
         check = "product-supported"
-        if grad_out is not None and input is not None and (not (input.empty or grad_out.empty)):
+        if when_1:
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
         # grad-weight-size (561103): gradWeight (when requested) does not hold as many elements as input's channel
@@ -1126,25 +971,21 @@ def _check(
         #   Read from the code, not verified on a device.
         check = "grad-weight-size"
         if (
-            product in ("910_93", "910b", "310b", "310p", "910")
-            and grad_out is not None
-            and input is not None
+            product in {"910_93", "910b", "310b", "310p", "910"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[1])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[1])
         ):
-            if input is not None and grad_weight is not None and not (grad_weight.numel == input.shape[1]):
+            if grad_weight is not None and not (grad_weight.numel == input.shape[1]):
                 raise rt.fail(CHECKS["grad-weight-size"], {"input": input, "gradWeight": grad_weight})
         # grad-bias-size (561103): gradBias (when requested) does not hold as many elements as input's channel axis.
         # Note: As grad-weight-size, the copy into gradBias fails for another element count (561103, unverified).
         check = "grad-bias-size"
         if (
-            product in ("910_93", "910b", "310b", "310p", "910")
-            and grad_out is not None
-            and input is not None
+            product in {"910_93", "910b", "310b", "310p", "910"}
             and output_mask is not None
-            and (not (input.empty or grad_out.empty) and output_mask[2])
+            and (not (0 in input.shape or 0 in grad_out.shape) and output_mask[2])
         ):
-            if input is not None and grad_bias is not None and not (grad_bias.numel == input.shape[1]):
+            if grad_bias is not None and not (grad_bias.numel == input.shape[1]):
                 raise rt.fail(CHECKS["grad-bias-size"], {"input": input, "gradBias": grad_bias})
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
@@ -1243,8 +1084,8 @@ def batch_norm_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnBatchNormBackward: Backward of aclnnBatchNorm; computes the gradients of the input, the weight and the bias,
-    selected by outputMask.
+    """aclnnBatchNormBackward: Backward of aclnnBatchNorm; computes the gradients of the input, the
+    weight and the bias, selected by outputMask.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).
@@ -1393,6 +1234,7 @@ def batch_norm_backward(
             "eps": eps,
             "output_mask": None if output_mask is None else list(output_mask),
             "product": product,
+            "data_format": None if input is None else input.format,
         },
         (grad_input, grad_weight, grad_bias),
         (

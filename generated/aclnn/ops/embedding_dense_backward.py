@@ -112,15 +112,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "grad": ("ND",),
     "indices": ("ND",),
     "out": ("ND",),
-}
-RANKS = {
-    "grad": (1, 8),
-    "indices": (0, 8),
-    "out": (2, 2),
 }
 
 
@@ -149,55 +145,58 @@ def _check(product, grad, indices, num_weights, padding_idx, scale_grad_by_freq,
     try:
         # null-pointers (161001): grad, indices or out is a null pointer.
         check = "null-pointers"
-        for name, arg in (("grad", grad), ("indices", indices), ("out", out)):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad is None:
+            raise rt.fail(CHECKS["null-pointers"], {"grad": grad})
+        if indices is None:
+            raise rt.fail(CHECKS["null-pointers"], {"indices": indices})
+        if out is None:
+            raise rt.fail(CHECKS["null-pointers"], {"out": out})
         # dtype-supported (161002): The dtype of grad, indices or out is not supported.
         # Note: The code checks grad, indices and out against their own lists, in that order (grad and out take
         #   FLOAT, FLOAT16, BFLOAT16 on Atlas A2/A3 and Ascend 950, FLOAT, FLOAT16 elsewhere); it does not
         #   require out to have grad's dtype.
         check = "dtype-supported"
-        for name, arg in (("grad", grad), ("indices", indices), ("out", out)):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad.dtype not in DTYPES["grad"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"grad": grad})
+        if indices.dtype not in DTYPES["indices"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"indices": indices})
+        if out.dtype not in DTYPES["out"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"out": out})
         # max-rank (161002): grad or indices has more than 8 dimensions.
         # Note: The code applies the same check to out (the doc names grad and indices only).
         check = "max-rank"
-        for name, arg in (("grad", grad), ("indices", indices), ("out", out)):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"grad": grad})
+        if not 0 <= len(indices.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"indices": indices})
+        if not 0 <= len(out.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"out": out})
         # grad-indices-match (161002): The shapes of grad and indices do not match (grad's axes but the last hold a
         # different number of elements than indices).
         # Note: The code passes this check outright when grad's last axis is 0. For a 0-D grad the code reads the
         #   "last axis" with a size_t index (0 - 1 wraps around), which is undefined; the spec counts it as a
         #   failure of this check (the rule cannot be evaluated).
         check = "grad-indices-match"
-        if (
-            grad is not None
-            and indices is not None
-            and not (grad.shape[-1] == 0 or rt.prod(grad.shape[:-1]) == indices.numel)
-        ):
+        if not (grad.shape[-1] == 0 or rt.prod(grad.shape[:-1]) == indices.numel):
             raise rt.fail(CHECKS["grad-indices-match"], {"grad": grad, "indices": indices})
         # out-rank (161002): out is not 2-D.
         check = "out-rank"
-        for name, arg in (("out", out),):
-            if arg is not None and not 2 <= arg.rank <= 2:
-                raise rt.fail(CHECKS["out-rank"], {name: arg})
+        if not 2 <= len(out.shape) <= 2:
+            raise rt.fail(CHECKS["out-rank"], {"out": out})
         # out-shape (161002): The shape of out is not the inferred shape (numWeights, grad's last axis).
         check = "out-shape"
-        if (
-            grad is not None
-            and out is not None
-            and not (out.shape[0] == num_weights and out.shape[1] == grad.shape[-1])
-        ):
+        if not (out.shape[0] == num_weights and out.shape[1] == grad.shape[-1]):
             raise rt.fail(CHECKS["out-shape"], {"grad": grad, "numWeights": num_weights, "out": out})
         # format-not-private (161002): The format of grad, indices or out is not supported.
         # Note: The doc lists ND; the code rejects private formats only (NC1HWC0, FRACTAL_NZ, ...), so NCHW, NHWC
         #   and the other public formats pass. The check runs after every shape check.
         check = "format-not-private"
-        for name, arg in (("grad", grad), ("indices", indices), ("out", out)):
-            if arg is not None and rt.is_private(arg.format):
-                raise rt.fail(CHECKS["format-not-private"], {name: arg})
+        if rt.is_private(grad.format):
+            raise rt.fail(CHECKS["format-not-private"], {"grad": grad})
+        if rt.is_private(indices.format):
+            raise rt.fail(CHECKS["format-not-private"], {"indices": indices})
+        if rt.is_private(out.format):
+            raise rt.fail(CHECKS["format-not-private"], {"out": out})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product check: the Atlas Inference Series Product (DAV_2002) and the Atlas
@@ -208,7 +207,7 @@ def _check(product, grad, indices, num_weights, padding_idx, scale_grad_by_freq,
         #   grad or indices takes the all-zero output path before the compute kernel is added, so the check
         #   applies to non-empty inputs only.
         check = "product-supported"
-        if grad is not None and indices is not None and (not (grad.empty or indices.empty)):
+        if not (0 in grad.shape or 0 in indices.shape):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:
@@ -256,8 +255,8 @@ def embedding_dense_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnEmbeddingDenseBackward: Backward of aclnnEmbedding; sums the rows of grad that share an index of indices into that
-    row of out.
+    """aclnnEmbeddingDenseBackward: Backward of aclnnEmbedding; sums the rows of grad that share an
+    index of indices into that row of out.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

@@ -184,6 +184,7 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
@@ -191,13 +192,6 @@ FORMATS = {
     "weight": ("ND",),
     "totalWeight": ("ND",),
     "out": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 1),
-    "self": (1, 2),
-    "target": (0, 1),
-    "weight": (1, 1),
-    "out": (1, 2),
 }
 
 
@@ -228,54 +222,57 @@ def _check(product, grad_output, self, target, weight, reduction, ignore_index, 
     try:
         # null-pointers (161001): gradOutput, self, target, weight, out or totalWeight is a null pointer.
         check = "null-pointers"
-        for name, arg in (
-            ("gradOutput", grad_output),
-            ("self", self),
-            ("target", target),
-            ("weight", weight),
-            ("totalWeight", total_weight),
-            ("out", out),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if target is None:
+            raise rt.fail(CHECKS["null-pointers"], {"target": target})
+        if weight is None:
+            raise rt.fail(CHECKS["null-pointers"], {"weight": weight})
+        if total_weight is None:
+            raise rt.fail(CHECKS["null-pointers"], {"totalWeight": total_weight})
+        if out is None:
+            raise rt.fail(CHECKS["null-pointers"], {"out": out})
         # dtype-same (161002): The dtypes of gradOutput, self, weight and totalWeight differ.
         # Note: The code compares weight, gradOutput and totalWeight with self's dtype, in that order, before
         #   checking self's support list; the doc lists the two the other way round.
         check = "dtype-same"
-        for name, arg in (("weight", weight), ("gradOutput", grad_output), ("totalWeight", total_weight)):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["dtype-same"], {"self": self, name: arg})
+        if weight.dtype != self.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"self": self, "weight": weight})
+        if grad_output.dtype != self.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"self": self, "gradOutput": grad_output})
+        if total_weight.dtype != self.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"self": self, "totalWeight": total_weight})
         # out-castable (161002): self's dtype cannot be converted to out's dtype.
         # Note: The parameter table says out has self's dtype; the code only requires self's dtype to convert to
         #   out's (FLOAT to DOUBLE or COMPLEX64 passes) and casts the result to out's dtype at the end.
         check = "out-castable"
-        for name, arg in (("self", self),):
-            if arg is not None and out is not None and not rt.castable(arg.dtype, out.dtype):
-                raise rt.fail(CHECKS["out-castable"], {name: arg, "out": out})
+        if not rt.castable(self.dtype, out.dtype):
+            raise rt.fail(CHECKS["out-castable"], {"self": self, "out": out})
         # dtype-supported (161002): The dtype of gradOutput, self, target, weight or totalWeight is not supported.
         # Note: The code checks the lists of self (by arch: FLOAT, FLOAT16, BFLOAT16 on Atlas A2/A3 and Ascend 950;
         #   FLOAT, FLOAT16 on the other archs) and target (INT64, UINT8, INT32) only; gradOutput, weight and
         #   totalWeight were already required to match self by the previous check.
         check = "dtype-supported"
-        for name, arg in (("self", self), ("target", target)):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"self": self})
+        if target.dtype not in DTYPES["target"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"target": target})
         # reduction-range (161002): reduction is not in the range 0 to 2.
         check = "reduction-range"
         if not (0 <= reduction <= 2):
             raise rt.fail(CHECKS["reduction-range"], {"reduction": reduction})
         # self-rank (161002): The shape of self is incorrect (it is neither (N, C) nor (C)).
         check = "self-rank"
-        for name, arg in (("self", self),):
-            if arg is not None and not 1 <= arg.rank <= 2:
-                raise rt.fail(CHECKS["self-rank"], {name: arg})
+        if not 1 <= len(self.shape) <= 2:
+            raise rt.fail(CHECKS["self-rank"], {"self": self})
         # target-rank (161002): target is neither 1-D nor 0-D (multi-target is not supported).
         # Note: The parameter table says target is (N) or (); the error table lists no target shape error; the code
         #   requires target to have at most 1 dimension.
         check = "target-rank"
-        for name, arg in (("target", target),):
-            if arg is not None and not 0 <= arg.rank <= 1:
-                raise rt.fail(CHECKS["target-rank"], {name: arg})
+        if not 0 <= len(target.shape) <= 1:
+            raise rt.fail(CHECKS["target-rank"], {"target": target})
         # target-size (161002): self and target do not match: self must be (N, C) when target is (N), and (C) when
         # target is ().
         # Note: The code's rule: self is 1-D and target 0-D, or self's dim 0 equals target's dim 0. A 2-D self
@@ -283,42 +280,38 @@ def _check(product, grad_output, self, target, weight, reduction, ignore_index, 
         #   its first label is used), which the doc does not say. With a 0-D target and a 2-D self, target's dim
         #   0 reads as an invalid value and the comparison fails.
         check = "target-size"
-        if (
-            self is not None
-            and target is not None
-            and not (self.rank == 1 and target.rank == 0 or target.rank == 1 and self.shape[0] == target.shape[0])
+        if not (
+            len(self.shape) == 1
+            and len(target.shape) == 0
+            or len(target.shape) == 1
+            and self.shape[0] == target.shape[0]
         ):
             raise rt.fail(CHECKS["target-size"], {"self": self, "target": target})
         # weight-shape (161002): The shape of weight is incorrect (it is not (C)).
         check = "weight-shape"
-        if self is not None and weight is not None and not (weight.rank == 1 and weight.shape[0] == self.shape[-1]):
+        if not (len(weight.shape) == 1 and weight.shape[0] == self.shape[-1]):
             raise rt.fail(CHECKS["weight-shape"], {"self": self, "weight": weight})
         # total-weight-numel (161002): The shape of totalWeight is incorrect (it does not hold exactly one element).
         # Note: The parameter table says totalWeight is (1,); the code only requires one element, so (), (1,), (1,
         #   1) all pass.
         check = "total-weight-numel"
-        if total_weight is not None and not (total_weight.numel == 1):
+        if not (total_weight.numel == 1):
             raise rt.fail(CHECKS["total-weight-numel"], {"totalWeight": total_weight})
         # grad-output-per-sample (161002): reduction is 0 and self is (N, C), but gradOutput is not (N).
         check = "grad-output-per-sample"
-        if self is not None and (reduction == 0 and self.rank == 2):
-            if (
-                grad_output is not None
-                and self is not None
-                and not (grad_output.rank == 1 and grad_output.shape[0] == self.shape[0])
-            ):
+        if reduction == 0 and len(self.shape) == 2:
+            if not (len(grad_output.shape) == 1 and grad_output.shape[0] == self.shape[0]):
                 raise rt.fail(CHECKS["grad-output-per-sample"], {"gradOutput": grad_output, "self": self})
         # grad-output-single (161002): reduction is not 0, or self is (C), but gradOutput is not one element of rank
         # 0 or 1.
         check = "grad-output-single"
-        if self is not None and (not (reduction == 0 and self.rank == 2)):
-            if grad_output is not None and not (grad_output.rank <= 1 and grad_output.numel == 1):
+        if not (reduction == 0 and len(self.shape) == 2):
+            if not (len(grad_output.shape) <= 1 and grad_output.numel == 1):
                 raise rt.fail(CHECKS["grad-output-single"], {"gradOutput": grad_output})
         # out-shape (161002): The shape of out differs from self's.
         check = "out-shape"
-        for name, arg in (("out", out),):
-            if self is not None and arg is not None and arg.shape != self.shape:
-                raise rt.fail(CHECKS["out-shape"], {"self": self, name: arg})
+        if out.shape != self.shape:
+            raise rt.fail(CHECKS["out-shape"], {"self": self, "out": out})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product check: the Atlas 200I/500 A2 Inference Product (DAV_3002) gets the
@@ -328,7 +321,7 @@ def _check(product, grad_output, self, target, weight, reduction, ignore_index, 
         #   empty self returns success before any kernel is added, so the check applies to a non-empty self
         #   only.
         check = "product-supported"
-        if self is not None and (not self.empty):
+        if 0 not in self.shape:
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:
