@@ -272,9 +272,7 @@ def test_spec_view_uses_the_docs_code_and_flags():
 
 def test_spec_against_itself_and_a_folder_of_specs(capsys):
     code, out, _ = _run(capsys, REPO / "specs", REPO / "specs")
-    from generator.loader import load_project
-
-    ops = len(load_project(REPO / "specs").ops)
+    ops = len(list((REPO / "specs").glob("*.yaml")))
     assert code == 0 and f"0 change(s) in 0 of {ops} op(s)" in out
 
 

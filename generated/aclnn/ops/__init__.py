@@ -2,11 +2,14 @@
 """One module per operator; ``OPS`` maps the aclnn name (without the prefix) to its module."""
 
 from aclnn.ops import (
+    adaptive_avg_pool2d_backward,
+    avg_pool2d_backward,
     batch_norm_backward,
     convolution_backward,
     elu_backward,
     embedding_dense_backward,
     layer_norm_backward,
+    max_pool2d_with_indices_backward,
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
     multi_scale_deformable_attention_grad,
@@ -14,11 +17,14 @@ from aclnn.ops import (
 )
 
 OPS = {
+    "AdaptiveAvgPool2dBackward": adaptive_avg_pool2d_backward,
+    "AvgPool2dBackward": avg_pool2d_backward,
     "BatchNormBackward": batch_norm_backward,
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
     "EmbeddingDenseBackward": embedding_dense_backward,
     "LayerNormBackward": layer_norm_backward,
+    "MaxPool2dWithIndicesBackward": max_pool2d_with_indices_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
     "MultiScaleDeformableAttentionGrad": multi_scale_deformable_attention_grad,
