@@ -1007,6 +1007,8 @@ class CRenderer(PythonRenderer):
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
             name = self.names.get(n.id, n.id)
+            if self.param_types.get(n.id) == "uint64_t":  # rules compute in int64 (no unsigned mixing)
+                return f"static_cast<int64_t>({name})"
             return {INTS: f"opgen::Ints({name})", BOOLS: f"opgen::Bools({name})", FLOATS: f"opgen::Floats({name})"}.get(
                 n.type, name
             )

@@ -22,10 +22,13 @@ one channel (all other axes), ``g = gradOut``, ``w`` the weight (ones when null)
 
 Readings chosen where the sources are silent or disagree
 ---------------------------------------------------------
-* ``saveInvstd`` is the inverse standard deviation ``1/sqrt(var + eps)`` (parameter table, PyTorch).  The
-  doc's training formula writes ``sqrt(saveVar + eps)`` instead, and on A2/A3/910 the op_api feeds the same
-  device input with ``saveInvstd`` in training and ``runningVar`` in eval; which of the two the device
-  really interprets as a variance is not verifiable here.  This kernel follows PyTorch and the table.
+* ``saveInvstd`` is the inverse standard deviation ``1/sqrt(var + eps)``, used as given in training (``eps``
+  does not enter).  Evidence for: the parameter table, the parameter's name, PyTorch's
+  ``native_batch_norm_backward`` (whose ``save_invstd`` torch_npu passes through unchanged, so CPU and NPU
+  results must agree on it).  Evidence against: the doc's training formula writes ``sqrt(saveVar + eps)``,
+  its sample names the tensor ``sVar``, and on A2/A3/910 the op_api feeds the same device input with
+  ``saveInvstd`` in training and ``runningVar`` in eval (plus ``eps`` in both).  Not verifiable without a
+  device; the spec (doc issue ``saveinvstd-reading``) records the same reading.
 * ``eps`` is a C ``double`` but the op passes it to the device as ``float``: it is rounded to float32 here.
 * dtypes: ``grad_out``/``input`` share float32/float16/bfloat16; weight and statistics may be float32 or the
   input's dtype (950) -- every value is converted to float32 and the arithmetic is float32 with per-channel
@@ -34,12 +37,16 @@ Readings chosen where the sources are silent or disagree
   produce float32 and the op casts to the output tensors) -- except on product ``"950"`` in training, where
   the fused kernel writes them in the weight's dtype (float32 when ``grad_out`` is float32 or the weight is
   null) before the op's cast: they are then rounded to that dtype and returned in it.
-* Channel axis: 1 for every rank 2-8 (the op views 6-8-D input as ``(N, C, D, H, W*...)``).  The kernel
-  cannot see tensor formats; pass ``data_format="NHWC"`` or ``"NDHWC"`` (keyword-only, not part of the
-  binding contract) for 950's channels-last formats.
-* Empty tensors: the op returns before computing anything when ``input`` or ``grad_out`` is empty.  The
-  empty gradInput is then well defined, but ``gradWeight``/``gradBias`` (``C`` elements) would be left
-  unwritten when ``C > 0``: requesting them raises ``ValueError``.
+* Channel axis: 1 for every rank 2-8 (the op views 6-8-D input as ``(N, C, D, H, W*...)``), except on
+  ``product="950"`` with ``data_format`` (keyword-only: ``input``'s format name) ``"NHWC"`` or ``"NDHWC"``,
+  where it is the last axis.  Every other format (NC, NCL, NCHW, NCDHW, ND, HWCN, ...) is read channels-first,
+  and so are NHWC/NDHWC on the other products: their op_api always takes dimension 1 as the channel.
+* Empty tensors: the op returns right after its null checks when ``input`` or ``grad_out`` is empty, before
+  looking at anything else (``output_mask`` may then be null or short: missing entries count as false).  An
+  empty gradInput is well defined, but a non-empty one (``grad_out`` empty, ``input`` not) and
+  ``gradWeight``/``gradBias`` with ``C > 0`` elements would be left unwritten: requesting them raises
+  ``ValueError``.
+* In inference the saved statistics are not read, whatever their shape (A2/A3/910 do not check them).
 * ``output_mask`` must have 3 entries (A2/A3/910 only check ``>= 1`` and then read entries 1 and 2 anyway).
 * Non-finite values and negative variances propagate through IEEE arithmetic (NaN), as on any device.
 
@@ -83,9 +90,38 @@ def _vector(name: str, array, channels: int, default: float, *, allow_empty: boo
     return array.astype(_F32)
 
 
+def _channels_last(data_format, product) -> bool:
+    """Only 950's op_api reads the channel from the last axis (NHWC / NDHWC); the others use dimension 1."""
+    return _is_950(product) and data_format is not None and str(data_format).upper() in _CHANNELS_LAST
+
+
+def _is_950(product) -> bool:
+    return str(product).strip().lower() in {"950", "ascend950"}
+
+
+def _empty_result(x_in: np.ndarray, output_mask, data_format, product):
+    """The op returns right after its null checks when input or gradOut is empty: nothing else is checked
+    (outputMask may be null or short, dtypes and shapes are not compared) and no output is written.  An
+    output that is empty anyway is well defined; one with elements would keep undefined contents."""
+    mask = [bool(v) for v in (output_mask if output_mask is not None else ())][:3]
+    want_dx, want_dw, want_db = mask + [False] * (3 - len(mask))
+    dx = None
+    if want_dx:
+        if x_in.size:
+            raise ValueError("empty gradOut: the op leaves gradInput unwritten (undefined contents)")
+        dx = np.zeros(x_in.shape, x_in.dtype)
+    if not (want_dw or want_db):
+        return dx, None, None
+    channels_last = _channels_last(data_format, product)
+    if x_in.ndim < 2 or x_in.shape[x_in.ndim - 1 if channels_last else 1] != 0:
+        raise ValueError("empty input: the op leaves gradWeight/gradBias unwritten (undefined contents)")
+    empty = np.zeros(0, _F32)
+    return dx, (empty if want_dw else None), (empty.copy() if want_db else None)
+
+
 def _weight_grad_dtype(product, training: bool, grad_dtype: np.dtype, weight) -> np.dtype:
     """Dtype in which the device writes gradWeight/gradBias (before the op's cast to the output tensors)."""
-    if str(product).strip().lower() not in {"950", "ascend950"} or not training or weight is None:
+    if not _is_950(product) or not training or weight is None:
         return _F32
     if grad_dtype == _F32:
         return _F32
@@ -110,6 +146,8 @@ def batch_norm_backward(
     """Gradients of BatchNorm -> ``(gradInput | None, gradWeight | None, gradBias | None)``."""
     grad_out = np.asarray(grad_out)
     x_in = np.asarray(input)
+    if x_in.size == 0 or grad_out.size == 0:
+        return _empty_result(x_in, output_mask, data_format, product)
     for name, arr in (("grad_out", grad_out), ("input", x_in)):
         if np.dtype(arr.dtype) not in FLOAT_DTYPES:
             raise TypeError(f"{name}: dtype {arr.dtype} is not one of float32, float16, bfloat16")
@@ -119,11 +157,7 @@ def batch_norm_backward(
         raise ValueError(f"shape mismatch: grad_out {grad_out.shape} vs input {x_in.shape}")
     if not 2 <= x_in.ndim <= 8:
         raise ValueError(f"input must have 2 to 8 dims, got {x_in.ndim}")
-    channels_last = data_format is not None and str(data_format).upper() in _CHANNELS_LAST
-    if data_format is not None and not channels_last and str(data_format).upper() not in {
-        "NC", "NCL", "NCHW", "NCDHW", "ND"
-    }:  # fmt: skip
-        raise ValueError(f"unknown data_format {data_format!r}")
+    channels_last = _channels_last(data_format, product)
     want_dx, want_dw, want_db = _mask(output_mask)
     training = bool(training)
     c_axis = x_in.ndim - 1 if channels_last else 1
@@ -138,20 +172,13 @@ def batch_norm_backward(
     else:
         mu = _vector("running_mean", running_mean, channels, 0.0)
         var = _vector("running_var", running_var, channels, 1.0)
-        _vector("save_mean", save_mean, channels, 0.0, allow_empty=True)
-        _vector("save_invstd", save_invstd, channels, 1.0, allow_empty=True)
+        # the saved statistics are not read in inference (any shape; on 950 the op checks (C) or (0))
         with np.errstate(invalid="ignore", divide="ignore"):
             invstd = (1.0 / np.sqrt(var + np.float32(eps))).astype(_F32)
     wg_dtype = _weight_grad_dtype(product, training, np.dtype(grad_out.dtype), weight)
 
     if not (want_dx or want_dw or want_db):
         return None, None, None
-    if x_in.size == 0:
-        if (want_dw or want_db) and channels > 0:
-            raise ValueError("empty input: the op leaves gradWeight/gradBias unwritten (undefined contents)")
-        dx = np.zeros(x_in.shape, x_in.dtype) if want_dx else None
-        empty = np.zeros(channels, wg_dtype)
-        return dx, (empty if want_dw else None), (empty.copy() if want_db else None)
 
     # Channels-first rows: (N*C, S), row r belongs to channel r % C.
     if channels_last:

@@ -29,7 +29,9 @@ Conventions (CANN op_api ``aclnn_layer_norm_backward.cpp``)
   when the product of ``normalized_shape`` or the size of the weight differs from ``N``, because the device
   would then read a weight of the wrong length (result undefined).
 * Empty tensors: ``M == 0`` -> gradInput is empty, gradWeight/gradBias are zeros (the op fills them with
-  0); ``N == 0`` -> every output is empty.  All three masks false -> ``(None, None, None)``.
+  0); ``N == 0`` -> every output is empty.  All three masks false -> ``(None, None, None)``.  Both return
+  before the ``normalized_shape`` / weight / bias sizes are compared with ``N`` (the op reads none of them
+  then).
 * Non-finite values propagate as IEEE arithmetic does (no special casing).
 
 Implementation: rows are processed in cache-sized blocks (a loop over blocks, never over elements).  Per
@@ -78,6 +80,12 @@ def _geometry(input_shape, normalized_shape) -> tuple[int, int, int]:
     n = 1
     for v in input_shape[begin:]:
         n *= int(v)
+    return begin, m, n
+
+
+def _check_normalized_shape(input_shape, normalized_shape, begin: int, n: int) -> None:
+    """The device reads a weight of ``normalized_shape``: it must hold the ``N`` elements of a row."""
+    norm = [int(v) for v in normalized_shape]
     norm_size = 1
     for v in norm:
         norm_size *= v
@@ -85,7 +93,6 @@ def _geometry(input_shape, normalized_shape) -> tuple[int, int, int]:
         raise ValueError(
             f"normalized_shape {norm} does not describe the trailing dims {tuple(input_shape[begin:])} of input"
         )
-    return begin, m, n
 
 
 def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_optional, bias_optional, output_mask):  # noqa: A002  (``input`` is the doc's parameter name)
@@ -101,26 +108,27 @@ def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_op
     if grad_out.shape != input.shape:
         raise ValueError(f"shape mismatch: grad_out {grad_out.shape} vs input {input.shape}")
     want_dx, want_dw, want_db = _mask(output_mask)
+    if not (want_dx or want_dw or want_db):
+        return None, None, None  # the op returns after its checks without computing anything
     begin, m, n = _geometry(input.shape, normalized_shape)
     if mean.size != m or rstd.size != m:
         raise ValueError(f"mean and rstd must hold {m} elements (one per row), got {mean.size} and {rstd.size}")
     if weight_optional is not None:
         weight_optional = np.asarray(weight_optional)
         _check_dtype("weight_optional", weight_optional)
-        if weight_optional.size != n:
-            raise ValueError(f"weight_optional must hold {n} elements, got shape {weight_optional.shape}")
-    if bias_optional is not None and np.asarray(bias_optional).size != n:
-        raise ValueError(f"bias_optional must hold {n} elements, got shape {np.asarray(bias_optional).shape}")
 
     compute = _FLOAT64 if input.dtype == _FLOAT64 else np.dtype(np.float32)
     param_shape = input.shape[begin:]
-    if not (want_dx or want_dw or want_db):
-        return None, None, None
-    if m == 0 or n == 0:
+    if m == 0 or n == 0:  # the op fills gradWeight/gradBias with 0 before reading weight or bias
         dx = np.zeros(input.shape, input.dtype) if want_dx else None
         dw = np.zeros(param_shape, compute) if want_dw else None
         db = np.zeros(param_shape, compute) if want_db else None
         return dx, dw, db
+    _check_normalized_shape(input.shape, normalized_shape, begin, n)
+    if weight_optional is not None and weight_optional.size != n:
+        raise ValueError(f"weight_optional must hold {n} elements, got shape {weight_optional.shape}")
+    if bias_optional is not None and np.asarray(bias_optional).size != n:
+        raise ValueError(f"bias_optional must hold {n} elements, got shape {np.asarray(bias_optional).shape}")
 
     g = np.ascontiguousarray(grad_out, dtype=compute).reshape(m, n)
     x = np.ascontiguousarray(input, dtype=compute).reshape(m, n)

@@ -154,11 +154,22 @@ def test_channels_last_formats(rng, fmt, shape, training):
     g_l, x_l = np.moveaxis(g, 1, -1).copy(), np.moveaxis(x, 1, -1).copy()
     c = shape[1]
     w, rm, rv = w[:c], rm[:c], rv[:c]
-    got = batch_norm_backward(g_l, x_l, w, rm, rv, sm, si, training, 1e-5, [1, 1, 1], data_format=fmt)
+    got = batch_norm_backward(g_l, x_l, w, rm, rv, sm, si, training, 1e-5, [1, 1, 1], product="950", data_format=fmt)
     want = _golden(g, x, w, rm, rv, sm, si, training, 1e-5, [True, True, True])
     np.testing.assert_allclose(got[0], np.moveaxis(want[0], 1, -1), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(got[2], want[2], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("product", ["910b", "910", "310p"])
+def test_channels_last_formats_are_read_channels_first_outside_950(rng, product):
+    """The A2/A3/910/310P op_api takes dimension 1 as the channel whatever the format says."""
+    g, x, w, rm, rv, sm, si = _inputs(rng, (2, 3, 4, 5), F32)
+    plain = batch_norm_backward(g, x, w, rm, rv, sm, si, True, 1e-5, [1, 1, 1], product=product)
+    for fmt in ("NHWC", "HWCN", "NCHW", "ND"):
+        got = batch_norm_backward(g, x, w, rm, rv, sm, si, True, 1e-5, [1, 1, 1], product=product, data_format=fmt)
+        for u, v in zip(got, plain, strict=True):
+            np.testing.assert_array_equal(u, v)
 
 
 def test_non_contiguous_inputs(rng):
@@ -213,8 +224,6 @@ def test_rejections(rng):
         run(g[0, 0], x[0, 0], w, rm, rv, sm, si, True, 1e-5, [1, 1, 1])
     with pytest.raises(ValueError):  # shape mismatch
         run(g[:1], x, w, rm, rv, sm, si, True, 1e-5, [1, 1, 1])
-    with pytest.raises(ValueError):
-        run(g, x, w, rm, rv, sm, si, True, 1e-5, [1, 1, 1], data_format="HWCN")
     with pytest.raises(TypeError):
         run(g.astype(F16), x, w, rm, rv, sm, si, True, 1e-5, [1, 1, 1])
     with pytest.raises(TypeError):
