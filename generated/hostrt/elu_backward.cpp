@@ -25,7 +25,7 @@ const opgen::CheckInfo kChecks[] = {
     {"result-castable", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOutput's dtype cannot be converted to gradInput's dtype.", "dtype of gradOutput converts to gradInput's dtype"},
     {"shape-same", 161002, "ACLNN_ERR_PARAM_INVALID", "The shapes of gradOutput, selfOrResult and gradInput differ.", "gradOutput, selfOrResult, gradInput have the same shape"},
     {"max-rank", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOutput, selfOrResult or gradInput has more than 8 dimensions.", "0 <= rank of gradOutput <= 8"},
-    {"alpha-non-negative", 161002, "ACLNN_ERR_PARAM_INVALID", "isResult is true and alpha is less than 0.", "not (isResult and alpha.value < 0), when not -7.006492321624085e-46 <= alpha.value < 0"},
+    {"alpha-non-negative", 161002, "ACLNN_ERR_PARAM_INVALID", "isResult is true and alpha is less than 0.", "not (isResult and alpha.value < 0), when f32(alpha.value) != 0"},
     {"product-supported", 561103, "ACLNN_ERR_INNER_NULLPTR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when not gradOutput.empty"},
 };
 
@@ -103,7 +103,7 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         }
         // alpha-non-negative (161002): isResult is true and alpha is less than 0.
         check = &kChecks[7];
-        if (alpha != nullptr && (!(-7.006492321624085e-46 <= opgen::ScalarValue(alpha) && opgen::ScalarValue(alpha) < 0))) {
+        if (alpha != nullptr && (opgen::F32(opgen::ScalarValue(alpha)) != 0)) {
             if (alpha != nullptr && !(!(isResult && opgen::ScalarValue(alpha) < 0))) {
                 return opgen::Fail(kOp, kChecks[7], {opgen::Seen("alpha", alpha), opgen::Seen("isResult", isResult)});
             }

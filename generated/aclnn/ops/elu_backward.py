@@ -80,7 +80,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "isResult is true and alpha is less than 0.",
-        "not (isResult and alpha.value < 0), when not -7.006492321624085e-46 <= alpha.value < 0",
+        "not (isResult and alpha.value < 0), when f32(alpha.value) != 0",
     ),
     "product-supported": rt.CheckInfo(
         OP,
@@ -201,10 +201,10 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
         # alpha-non-negative (161002): isResult is true and alpha is less than 0.
         # Note: The code tests isResult && alpha.ToFloat() < 0: alpha is first rounded to FLOAT (float32, round half
         #   to even) and then compared with 0, so a NaN alpha is accepted, and so is a negative alpha of
-        #   magnitude at most 2^-150 (about 7.0e-46), which rounds to -0.0; the when condition (no check for
-        #   -2^-150 <= alpha < 0) is that rounding.
+        #   magnitude at most 2^-150 (about 7.0e-46), which rounds to -0.0; the when condition (no check when
+        #   alpha rounds to a float32 zero) is that rounding.
         check = "alpha-non-negative"
-        if not -7.006492321624085e-46 <= alpha.value < 0:
+        if rt.f32(alpha.value) != 0:
             if not (not (is_result and alpha.value < 0)):
                 raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
