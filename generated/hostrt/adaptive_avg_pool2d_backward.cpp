@@ -29,9 +29,10 @@ const opgen::CheckInfo kChecks[] = {
     {"format-same", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "self, gradOutput have the same format"},
     {"format-not-private", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "gradOutput not in a private format"},
     {"format-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The format of gradOutput or self is not supported.", "format of gradOutput, self in its supported list (ND also accepts the format of the tensor's rank: NCL (3-D), NCHW (4-D), NCDHW (5-D))"},
-    {"out-shape", 561103, "ACLNN_ERR_INNER_NULLPTR", "The shape of out differs from self's.", "self, out have the same shape, when not (self.empty or gradOutput.empty)"},
+    {"out-shape", 561103, "ACLNN_ERR_INNER_NULLPTR", "The shape of out differs from self's.", "self, out have the same shape, when not (self.empty or gradOutput.empty) and (gradOutput.shape[-2:] == [1, 1] or product not in [\"910_93\", \"910b\"])"},
+    {"out-numel", 561103, "ACLNN_ERR_INNER_NULLPTR", "The shape of out differs from self's.", "out.numel == self.numel, when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] != [1, 1], on 910_93, 910b"},
     {"out-dtype", 561103, "ACLNN_ERR_INNER_NULLPTR", "The dtype of out differs from self's.", "self, out have the same dtype, when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] != [1, 1]"},
-    {"out-dtype-cast", 561103, "ACLNN_ERR_INNER_NULLPTR", "self's dtype cannot be converted to out's dtype.", "castable(self.dtype, out.dtype), when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]"},
+    {"out-dtype-cast", 561103, "ACLNN_ERR_INNER_NULLPTR", "The result cannot be converted to out's dtype.", "dtype of out in [FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, COMPLEX64, COMPLEX128], when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]"},
     {"product-supported", 561103, "ACLNN_ERR_INNER_NULLPTR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when not (self.empty or gradOutput.empty)"},
 };
 
@@ -106,31 +107,38 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         // Documented but not enforced by CANN's first phase: not checked.
         // out-shape (561103): The shape of out differs from self's.
         check = &kChecks[11];
-        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)))) {
+        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && (opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}) || !opgen::Contains(std::vector<std::string>{std::string("910_93"), std::string("910b")}, opgen::CurrentProduct())))) {
             if (self != nullptr && out != nullptr && opgen::Shape(out) != opgen::Shape(self)) {
                 return opgen::Fail(kOp, kChecks[11], {opgen::Seen("self", self), opgen::Seen("out", out)});
             }
         }
-        // out-dtype (561103): The dtype of out differs from self's.
+        // out-numel (561103): The shape of out differs from self's.
         check = &kChecks[12];
-        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && !opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}))) {
-            if (self != nullptr && out != nullptr && opgen::DataType(out) != opgen::DataType(self)) {
+        if (opgen::ProductIn(product, {"910_93", "910b"}) && gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && !opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}))) {
+            if (self != nullptr && out != nullptr && !(opgen::Numel(out) == opgen::Numel(self))) {
                 return opgen::Fail(kOp, kChecks[12], {opgen::Seen("self", self), opgen::Seen("out", out)});
             }
         }
-        // out-dtype-cast (561103): self's dtype cannot be converted to out's dtype.
+        // out-dtype (561103): The dtype of out differs from self's.
         check = &kChecks[13];
-        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}))) {
-            if (self != nullptr && out != nullptr && !(opgen::Castable(opgen::DataType(self), opgen::DataType(out)))) {
+        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && !opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}))) {
+            if (self != nullptr && out != nullptr && opgen::DataType(out) != opgen::DataType(self)) {
                 return opgen::Fail(kOp, kChecks[13], {opgen::Seen("self", self), opgen::Seen("out", out)});
+            }
+        }
+        // out-dtype-cast (561103): The result cannot be converted to out's dtype.
+        check = &kChecks[14];
+        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)) && opgen::ListEq(opgen::SliceOf(opgen::Shape(gradOutput), -2, INT64_MAX), std::vector<int64_t>{1, 1}))) {
+            if (out != nullptr && !opgen::DtypeIn(opgen::DataType(out), {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "COMPLEX64", "COMPLEX128"})) {
+                return opgen::Fail(kOp, kChecks[14], {opgen::Seen("out", out)});
             }
         }
         // product-supported (561103): The interface is not supported on this product (marked "not supported" in
         // the product support list).
-        check = &kChecks[14];
+        check = &kChecks[15];
         if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(self) || opgen::IsEmpty(gradOutput)))) {
             if (!opgen::ProductIn(product, {"950", "910_93", "910b", "310p", "910"})) {
-                return opgen::Fail(kOp, kChecks[14], {opgen::SeenProduct(product)});
+                return opgen::Fail(kOp, kChecks[15], {opgen::SeenProduct(product)});
             }
         }
     } catch (const opgen::EvaluationError& error) {

@@ -113,7 +113,15 @@ CHECKS = {
         561103,
         "ACLNN_ERR_INNER_NULLPTR",
         "The shape of out differs from self's.",
-        "self, out have the same shape, when not (self.empty or gradOutput.empty)",
+        'self, out have the same shape, when not (self.empty or gradOutput.empty) and (gradOutput.shape[-2:] == [1, 1] or product not in ["910_93", "910b"])',
+    ),
+    "out-numel": rt.CheckInfo(
+        OP,
+        "out-numel",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        "The shape of out differs from self's.",
+        "out.numel == self.numel, when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] != [1, 1], on 910_93, 910b",
     ),
     "out-dtype": rt.CheckInfo(
         OP,
@@ -128,8 +136,8 @@ CHECKS = {
         "out-dtype-cast",
         561103,
         "ACLNN_ERR_INNER_NULLPTR",
-        "self's dtype cannot be converted to out's dtype.",
-        "castable(self.dtype, out.dtype), when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]",
+        "The result cannot be converted to out's dtype.",
+        "dtype of out in [FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, COMPLEX64, COMPLEX128], when not (self.empty or gradOutput.empty) and gradOutput.shape[-2:] == [1, 1]",
     ),
     "product-supported": rt.CheckInfo(
         OP,
@@ -263,15 +271,29 @@ def _check(product, grad_output, self, out):
         # Documented but not enforced by CANN's first phase: not checked here.
         # out-shape (561103): The shape of out differs from self's.
         # Note: The parameter checks compare only the dimensions of out other than H and W with self's (out-nc).
-        #   When H or W differ, the result cannot be written to out when the computation is built: Atlas A2/A3
-        #   reshape the result to out's shape, and every product ends with a view copy of a self-shaped result
-        #   into out; the l0 call returns a null tensor and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103).
-        #   Not verified on a device. An empty gradOutput or self returns success before this point.
+        #   When H or W differ, the result cannot be written to out when the computation is built: the product
+        #   ends with a view copy of a self-shaped result into out; the l0 call returns a null tensor and the
+        #   op_api returns ACLNN_ERR_INNER_NULLPTR (561103). Not verified on a device. Atlas A2/A3 differ unless
+        #   gradOutput's H and W are both 1 (see out-numel). An empty gradOutput or self returns success before
+        #   this point.
         check = "out-shape"
-        when_1 = not (0 in self.shape or 0 in grad_output.shape)  # the 'when' of 2 checks, computed once
-        if when_1:
+        if not (0 in self.shape or 0 in grad_output.shape) and (
+            grad_output.shape[-2:] == (1, 1) or product not in ("910_93", "910b")
+        ):
             if out.shape != self.shape:
                 raise rt.fail(CHECKS["out-shape"], {"self": self, "out": out})
+        # out-numel (561103): The shape of out differs from self's.
+        # Note: Unless gradOutput's H and W are both 1, Atlas A2/A3 take the AdaptiveAvgPool3dGrad branch: the
+        #   result (self's number of elements) is reshaped to out's shape and then view-copied into out. Only a
+        #   different number of elements fails (the reshape returns a null tensor, 561103, not verified on a
+        #   device); an out whose H and W differ from self's but whose H*W is the same (4x2 and 2x4) passes the
+        #   first phase and receives the result in row-major order.
+        check = "out-numel"
+        if product in {"910_93", "910b"} and (
+            not (0 in self.shape or 0 in grad_output.shape) and grad_output.shape[-2:] != (1, 1)
+        ):
+            if not (out.numel == self.numel):
+                raise rt.fail(CHECKS["out-numel"], {"self": self, "out": out})
         # out-dtype (561103): The dtype of out differs from self's.
         # Note: The parameter checks do not look at out's dtype. Unless gradOutput's H and W are both 1, the result
         #   keeps self's dtype and is view-copied into out; a different dtype makes the l0 call return a null
@@ -280,15 +302,32 @@ def _check(product, grad_output, self, out):
         if not (0 in self.shape or 0 in grad_output.shape) and grad_output.shape[-2:] != (1, 1):
             if out.dtype != self.dtype:
                 raise rt.fail(CHECKS["out-dtype"], {"self": self, "out": out})
-        # out-dtype-cast (561103): self's dtype cannot be converted to out's dtype.
-        # Note: When gradOutput's H and W are both 1 (global average), the result is cast to out's dtype before the
-        #   copy. The spec uses the conversion rules (a float converts to floats and complex types only) for
-        #   which casts succeed; an impossible cast returns a null tensor (561103). Which dtypes the cast really
-        #   supports is not verified on a device.
+        # out-dtype-cast (561103): The result cannot be converted to out's dtype.
+        # Note: When gradOutput's H and W are both 1 (global average), the result goes through the l0 Cast to out's
+        #   dtype before the copy. The l0 Cast is not limited by the conversion rules: a pair the AI Core does
+        #   not support falls back to the AI CPU, so a float converts to integers and BOOL too; only dtypes the
+        #   AI CPU Cast lacks as well (STRING, INT4, UINT1, COMPLEX32, the 8-bit floats, ...) return a null
+        #   tensor (561103). Not verified on a device.
         check = "out-dtype-cast"
         if not (0 in self.shape or 0 in grad_output.shape) and grad_output.shape[-2:] == (1, 1):
-            if not (rt.castable(self.dtype, out.dtype)):
-                raise rt.fail(CHECKS["out-dtype-cast"], {"self": self, "out": out})
+            if out.dtype not in {
+                "FLOAT",
+                "FLOAT16",
+                "BFLOAT16",
+                "DOUBLE",
+                "INT8",
+                "INT16",
+                "INT32",
+                "INT64",
+                "UINT8",
+                "UINT16",
+                "UINT32",
+                "UINT64",
+                "BOOL",
+                "COMPLEX64",
+                "COMPLEX128",
+            }:
+                raise rt.fail(CHECKS["out-dtype-cast"], {"out": out})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product check: the Atlas 200I/500 A2 Inference Product (ASCEND310B) gets the
@@ -297,7 +336,7 @@ def _check(product, grad_output, self, out):
         #   the kernel is added and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103); whether the kernels
         #   exist is not verified. An empty gradOutput or self returns success before this point.
         check = "product-supported"
-        if when_1:
+        if not (0 in self.shape or 0 in grad_output.shape):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:
@@ -362,8 +401,9 @@ def adaptive_avg_pool2d_backward(
         161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput or self is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput or self is not supported.
         561103 ACLNN_ERR_INNER_NULLPTR: The shape of out differs from self's.
+        561103 ACLNN_ERR_INNER_NULLPTR: The shape of out differs from self's.
         561103 ACLNN_ERR_INNER_NULLPTR: The dtype of out differs from self's.
-        561103 ACLNN_ERR_INNER_NULLPTR: self's dtype cannot be converted to out's dtype.
+        561103 ACLNN_ERR_INNER_NULLPTR: The result cannot be converted to out's dtype.
         561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
             supported" in the product support list).
     """
