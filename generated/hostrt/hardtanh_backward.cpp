@@ -25,6 +25,7 @@ const opgen::CheckInfo kChecks[] = {
     {"max-rank", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOutput or self has more than 8 dimensions.", "0 <= rank of gradOutput, self <= 8"},
     {"shape-same", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOutput and self have different shapes.", "gradOutput, self have the same shape"},
     {"out-shape", 161002, "ACLNN_ERR_PARAM_INVALID", "out's shape differs from that of gradOutput and self.", "self, out have the same shape"},
+    {"out-dtype", 561103, "ACLNN_ERR_INNER_NULLPTR", "out's dtype differs from self's.", "self, out have the same dtype, when not (gradOutput.empty or self.empty)"},
 };
 
 // The checks of the spec, in order; the first failure decides the status code and the message.
@@ -90,6 +91,13 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         }
         // out-shape (161002): out's shape differs from that of gradOutput and self.
         // Documented but not enforced by CANN's first phase: not checked.
+        // out-dtype (561103): out's dtype differs from self's.
+        check = &kChecks[7];
+        if (gradOutput != nullptr && self != nullptr && (!(opgen::IsEmpty(gradOutput) || opgen::IsEmpty(self)))) {
+            if (self != nullptr && out != nullptr && opgen::DataType(out) != opgen::DataType(self)) {
+                return opgen::Fail(kOp, kChecks[7], {opgen::Seen("self", self), opgen::Seen("out", out)});
+            }
+        }
     } catch (const opgen::EvaluationError& error) {
         return opgen::Fail(kOp, *check, {}, std::string("the rule cannot be evaluated on these arguments: ") + error.what());
     }

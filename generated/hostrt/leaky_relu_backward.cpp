@@ -24,7 +24,7 @@ const opgen::CheckInfo kChecks[] = {
     {"max-rank", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOutput or self has more than 8 dimensions.", "0 <= rank of gradOutput, self <= 8"},
     {"broadcastable", 161002, "ACLNN_ERR_PARAM_INVALID", "The shapes of gradOutput and self do not broadcast.", "broadcastable(gradOutput.shape, self.shape)"},
     {"out-shape", 161002, "ACLNN_ERR_PARAM_INVALID", "out's shape is not the broadcast of gradOutput's and self's shapes.", "broadcast_shape(gradOutput.shape, self.shape) == out.shape"},
-    {"slope-non-negative", 161002, "ACLNN_ERR_PARAM_INVALID", "selfIsResult is true and negativeSlope is negative.", "not (selfIsResult and negativeSlope.value < 0)"},
+    {"slope-non-negative", 161002, "ACLNN_ERR_PARAM_INVALID", "selfIsResult is true and negativeSlope is negative.", "not (selfIsResult and (f32(negativeSlope.value) < 0 if negativeSlope.dtype == FLOAT else (f32(negativeSlope.value) < -2.9802322387695312e-08 if negativeSlope.dtype == FLOAT16 else (f32(negativeSlope.value) < -4.591774807899561e-41 if negativeSlope.dtype == BFLOAT16 else negativeSlope.value < 0))))"},
     {"dtype-promotable", 161002, "ACLNN_ERR_PARAM_INVALID", "The dtypes of gradOutput and self do not promote.", "promotable(gradOutput.dtype, self.dtype)"},
     {"result-castable", 161002, "ACLNN_ERR_PARAM_INVALID", "The promoted dtype of gradOutput and self cannot be converted to out's dtype.", "castable(promote(gradOutput.dtype, self.dtype), out.dtype)"},
     {"product-supported", 561103, "ACLNN_ERR_INNER_NULLPTR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when not self.empty and promote(gradOutput.dtype, self.dtype) != DOUBLE"},
@@ -87,7 +87,7 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         }
         // slope-non-negative (161002): selfIsResult is true and negativeSlope is negative.
         check = &kChecks[6];
-        if (negativeSlope != nullptr && !(!(selfIsResult && opgen::ScalarValue(negativeSlope) < 0))) {
+        if (negativeSlope != nullptr && !(!(selfIsResult && (opgen::DataType(negativeSlope) == opgen::DtypeNamed("FLOAT") ? opgen::F32(opgen::ScalarValue(negativeSlope)) < 0 : (opgen::DataType(negativeSlope) == opgen::DtypeNamed("FLOAT16") ? opgen::F32(opgen::ScalarValue(negativeSlope)) < -2.9802322387695312e-08 : (opgen::DataType(negativeSlope) == opgen::DtypeNamed("BFLOAT16") ? opgen::F32(opgen::ScalarValue(negativeSlope)) < -4.591774807899561e-41 : opgen::ScalarValue(negativeSlope) < 0)))))) {
             return opgen::Fail(kOp, kChecks[6], {opgen::Seen("negativeSlope", negativeSlope), opgen::Seen("selfIsResult", selfIsResult)});
         }
         // dtype-promotable (161002): The dtypes of gradOutput and self do not promote.

@@ -73,6 +73,14 @@ CHECKS = {
         "out's shape differs from that of gradOutput and self.",
         "self, out have the same shape",
     ),
+    "out-dtype": rt.CheckInfo(
+        OP,
+        "out-dtype",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        "out's dtype differs from self's.",
+        "self, out have the same dtype, when not (gradOutput.empty or self.empty)",
+    ),
 }
 
 # Supported dtypes of each tensor, per product.
@@ -151,8 +159,8 @@ def _check(product, grad_output, self, min_, max_, out):
         # dtype-supported (161002): The dtype of gradOutput, self or out is not supported.
         # Note: The code checks gradOutput, self and out against the list in that order: FLOAT, FLOAT16, BFLOAT16
         #   when the NpuArch is DAV_2201 (Atlas A2, Atlas A3) or Ascend 950, FLOAT, FLOAT16 on every other arch
-        #   (Atlas 200I/500 A2, Atlas inference series, Atlas training series). out only has to be in the list;
-        #   it need not match self.
+        #   (Atlas 200I/500 A2, Atlas inference series, Atlas training series). Here out only has to be in the
+        #   list; whether it matches self's dtype is check out-dtype.
         check = "dtype-supported"
         if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
             raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
@@ -178,8 +186,19 @@ def _check(product, grad_output, self, min_, max_, out):
             raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, "self": self})
         # out-shape (161002): out's shape differs from that of gradOutput and self.
         # Note: The parameter table requires gradOutput, self and out to share one shape, but the code never checks
-        #   out's shape (it compares gradOutput with self only); the result has self's shape.
+        #   out's shape (it compares gradOutput with self only) and the kernel writes out directly; whether the
+        #   kernel's tiling rejects another shape is not verified.
         # Documented but not enforced by CANN's first phase: not checked here.
+        # out-dtype (561103): out's dtype differs from self's.
+        # Note: The parameter checks only require out to be in the list. The code never converts the result to out's
+        #   dtype: the HardtanhGrad kernel reads self and gradOutput and writes out directly, no kernel exists
+        #   for an output dtype different from the inputs', so the l0 call fails to add it, returns a null
+        #   tensor and the op_api returns ACLNN_ERR_INNER_NULLPTR (561103). An empty gradOutput or self returns
+        #   success before this point. Read from the code, unverified on a device.
+        check = "out-dtype"
+        if not (0 in grad_output.shape or 0 in self.shape):
+            if out.dtype != self.dtype:
+                raise rt.fail(CHECKS["out-dtype"], {"self": self, "out": out})
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
@@ -244,6 +263,7 @@ def hardtanh_backward(
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput and self have different dtypes.
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput or self has more than 8 dimensions.
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput and self have different shapes.
+        561103 ACLNN_ERR_INNER_NULLPTR: out's dtype differs from self's.
     """
     args = _normalize(
         product,

@@ -72,7 +72,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "selfIsResult is true and negativeSlope is negative.",
-        "not (selfIsResult and negativeSlope.value < 0)",
+        "not (selfIsResult and (f32(negativeSlope.value) < 0 if negativeSlope.dtype == FLOAT else (f32(negativeSlope.value) < -2.9802322387695312e-08 if negativeSlope.dtype == FLOAT16 else (f32(negativeSlope.value) < -4.591774807899561e-41 if negativeSlope.dtype == BFLOAT16 else negativeSlope.value < 0))))",
     ),
     "dtype-promotable": rt.CheckInfo(
         OP,
@@ -210,10 +210,29 @@ def _check(product, grad_output, self, negative_slope, self_is_result, out):
         if not (rt.broadcast_shape(grad_output.shape, self.shape) == out.shape):
             raise rt.fail(CHECKS["out-shape"], {"gradOutput": grad_output, "self": self, "out": out})
         # slope-non-negative (161002): selfIsResult is true and negativeSlope is negative.
-        # Note: The code compares ToDouble() with 0 (no rounding to float32 first), so every negative value is
-        #   rejected and NaN passes.
+        # Note: The code compares ToDouble() with 0, which reads negativeSlope as stored in its own dtype (DOUBLE
+        #   and integers unrounded, no rounding to float32 first); NaN passes. FLOAT, FLOAT16 and BFLOAT16
+        #   scalars hold the value rounded to that type: a negative value small enough to round to -0 (at most
+        #   2^-150 for FLOAT, 2^-25 for FLOAT16, 2^-134 for BFLOAT16 through float32) is not below 0 and passes.
         check = "slope-non-negative"
-        if not (not (self_is_result and negative_slope.value < 0)):
+        if not (
+            not (
+                self_is_result
+                and (
+                    rt.f32(negative_slope.value) < 0
+                    if negative_slope.dtype == "FLOAT"
+                    else (
+                        rt.f32(negative_slope.value) < -2.9802322387695312e-08
+                        if negative_slope.dtype == "FLOAT16"
+                        else (
+                            rt.f32(negative_slope.value) < -4.591774807899561e-41
+                            if negative_slope.dtype == "BFLOAT16"
+                            else negative_slope.value < 0
+                        )
+                    )
+                )
+            )
+        ):
             raise rt.fail(
                 CHECKS["slope-non-negative"], {"negativeSlope": negative_slope, "selfIsResult": self_is_result}
             )

@@ -32,7 +32,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The dtype of gradOutput or self is not supported.",
-        'all(d in [FLOAT, INT32, FLOAT16, INT8, UINT8] or d == BFLOAT16 and product in ["950", "910_93", "910b"] or d == INT64 and product == "950" and abs(f32(threshold.value)) <= 1.1920928955078125e-07 for d in [gradOutput.dtype, self.dtype])',
+        'all(d in [FLOAT, INT32, FLOAT16, INT8, UINT8] or d == BFLOAT16 and product in ["950", "910_93", "910b"] or d == INT64 and product == "950" and (abs(f32(threshold.value)) <= 1.4901161193847656e-07 if threshold.dtype == FLOAT16 else (abs(f32(threshold.value)) <= 1.19674950838089e-07 if threshold.dtype == BFLOAT16 else abs(f32(threshold.value)) <= 1.1920928955078125e-07)) for d in [gradOutput.dtype, self.dtype])',
     ),
     "dtype-same": rt.CheckInfo(
         OP,
@@ -155,7 +155,9 @@ def _check(product, grad_output, self, threshold, out):
         # Note: The list depends on the NpuArch: DAV_2201 (Atlas A2, Atlas A3) has FLOAT, INT32, FLOAT16, INT8,
         #   UINT8 and BFLOAT16; Ascend 950 adds INT64 when threshold, rounded to float32, is within FLT_EPSILON
         #   (2^-23) of 0 (the ReluGrad path); every other arch (the Atlas 200I/500 A2 Inference Product
-        #   included) has no BFLOAT16.
+        #   included) has no BFLOAT16. ToFloat() reads threshold as stored in its own dtype: a FLOAT16 or
+        #   BFLOAT16 scalar is first rounded to that type, so the bound widens to the values that still round to
+        #   2^-23 there (2^-23+2^-25 and 2^-23+2^-31).
         check = "dtype-supported"
         if not (
             all(
@@ -164,7 +166,15 @@ def _check(product, grad_output, self, threshold, out):
                 and product in ("950", "910_93", "910b")
                 or d == "INT64"
                 and product == "950"
-                and abs(rt.f32(threshold.value)) <= 1.1920928955078125e-07
+                and (
+                    abs(rt.f32(threshold.value)) <= 1.4901161193847656e-07
+                    if threshold.dtype == "FLOAT16"
+                    else (
+                        abs(rt.f32(threshold.value)) <= 1.19674950838089e-07
+                        if threshold.dtype == "BFLOAT16"
+                        else abs(rt.f32(threshold.value)) <= 1.1920928955078125e-07
+                    )
+                )
                 for d in (grad_output.dtype, self.dtype)
             )
         ):
