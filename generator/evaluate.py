@@ -65,6 +65,17 @@ def _default_format(rank: int) -> str:
     return {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(rank, "ND")
 
 
+def _scalar(p: Param, value, dtype: str) -> ScalarValue:
+    """A scalar as ``aclnn.Scalar`` stores it: the value as its dtype holds it (1e-46 as FLOAT is 0.0)."""
+    from generator.runtime.errors import AclnnError
+    from generator.runtime.values import stored_value
+
+    try:
+        return ScalarValue(stored_value(value, dtype), dtype)
+    except AclnnError as exc:
+        raise Rejected(f"{p.name}: {exc.message}") from None
+
+
 def _normalise(p: Param, value):
     """The validator's view of an example value (``rt.as_*``); Rejected where those would raise."""
     kind = _kind(p)
@@ -80,13 +91,13 @@ def _normalise(p: Param, value):
         return TensorValue(tuple(value.shape), value.dtype, value.format)
     if kind == ex.SCALAR:  # rt.as_scalar: a plain bool/int/float becomes a BOOL/INT64/FLOAT scalar
         if isinstance(value, ExampleScalar):
-            return ScalarValue(value.value, value.dtype)
+            return _scalar(p, value.value, value.dtype)
         if isinstance(value, bool):
             return ScalarValue(value, "BOOL")
         if isinstance(value, int) and -(2**63) <= value < 2**63:
             return ScalarValue(value, "INT64")
         if isinstance(value, float):
-            return ScalarValue(value, "FLOAT")
+            return _scalar(p, value, "FLOAT")
         raise Rejected(f"{p.name}: not a scalar")
     if kind in ex.LISTS:
         if not isinstance(value, list):

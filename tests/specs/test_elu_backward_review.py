@@ -213,21 +213,16 @@ def test_case(why, product, args, code, check):
     assert outcome(product, args) == expected, why
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime: aclnn.Scalar keeps the Python value; CANN's aclScalar holds it in its dtype "
-    "(FLOAT16 -1e-8 is stored as -0.0, so ToFloat() < 0 is false); not expressible in the spec",
-)
 def test_half_scalar_alpha_is_compared_as_stored():
-    # aclCreateScalar(FLOAT16) stores fp16(-1e-8) == -0.0; alpha.ToFloat() is -0.0, not < 0
+    # aclCreateScalar(FLOAT16) stores fp16(-1e-8) == -0.0; alpha.ToFloat() is -0.0, not < 0.
+    # aclnn.Scalar holds the value as its dtype does, so the validator sees the same -0.0.
     assert outcome("910b", call(alpha=S(-1.0e-8, "FLOAT16"))) is None
+    # fp16 keeps -1e-4 negative: rejected
+    assert outcome("910b", call(alpha=S(-1.0e-4, "FLOAT16"))) == (INVALID, "alpha-non-negative")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime: aclnn.Scalar accepts integers outside their dtype's range; the CANN backend's "
-    "ctypes store wraps them (INT8 255 becomes -1), the validator compares the unwrapped value",
-)
-def test_out_of_range_int8_alpha():
-    # c_int8(255) == -1 in the aclScalar: CANN sees alpha -1 and rejects isResult with 161002
-    assert outcome("910b", call(alpha=S(255, "INT8"))) == (INVALID, "alpha-non-negative")
+def test_out_of_range_int8_alpha_is_refused_when_built():
+    # An INT8 aclScalar cannot hold 255 (C would wrap it to -1): aclnn.Scalar refuses to build it
+    # rather than let the validator and the C call disagree on the value.
+    with pytest.raises(aclnn.AclnnError, match="does not fit its dtype INT8"):
+        S(255, "INT8")
