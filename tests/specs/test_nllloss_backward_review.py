@@ -102,8 +102,16 @@ def test_self_target_size_rule():
     # (N, C) with (N)
     assert status(**call(n=4)) is None
     assert status(**call(n=4, target=T((3,), "INT64"))) == ("target-size", 161002)
-    # (N, C) with a 0-d target: target's dim 0 does not exist, the comparison fails, even for N = 1
+    # (N, C) with a 0-d target: GetDim(0) of a 0-d shape reads its zero-initialised slot, so only N = 0 passes
     assert status(**call(n=1, target=T((), "INT64"))) == ("target-size", 161002)
+    assert status(**call(n=3, target=T((), "INT64"))) == ("target-size", 161002)
+    for reduction in (0, 1, 2):
+        assert status(**call(n=0, reduction=reduction, target=T((), "INT64"))) is None, reduction
+    # ... and the later checks still apply to that call
+    assert status(**call(n=0, reduction=0, target=T((), "INT64"), gradOutput=T((), "FLOAT"))) == (
+        "grad-output-per-sample",
+        161002,
+    )
     # (C) with ()
     assert status(**call(n=None, c=5)) is None
     # (C) with a 1-D target: dim 0 of both is compared (C == len(target)), as in PyTorch

@@ -81,7 +81,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "self and target do not match: self must be (N, C) when target is (N), and (C) when target is ().",
-        "self.rank == 1 and target.rank == 0 or target.rank == 1 and self.shape[0] == target.shape[0]",
+        "self.rank == 1 and target.rank == 0 or self.shape[0] == (target.shape[0] if target.rank == 1 else 0)",
     ),
     "weight-shape": rt.CheckInfo(
         OP,
@@ -277,14 +277,15 @@ def _check(product, grad_output, self, target, weight, reduction, ignore_index, 
         # target is ().
         # Note: The code's rule: self is 1-D and target 0-D, or self's dim 0 equals target's dim 0. A 2-D self
         #   therefore needs a 1-D target of length N; a 1-D self (C) also accepts a 1-D target of length C (only
-        #   its first label is used), which the doc does not say. With a 0-D target and a 2-D self, target's dim
-        #   0 reads as an invalid value and the comparison fails.
+        #   its first label is used), which the doc does not say. With a 0-D target and a 2-D self the code
+        #   still reads target's dim 0: the shape's GetDim only refuses an index past the maximum rank, and slot
+        #   0 of a 0-D shape holds its initial 0, so the comparison asks whether self's dim 0 is 0: an empty
+        #   self (N = 0) passes, any other N fails.
         check = "target-size"
         if not (
             len(self.shape) == 1
             and len(target.shape) == 0
-            or len(target.shape) == 1
-            and self.shape[0] == target.shape[0]
+            or self.shape[0] == (target.shape[0] if len(target.shape) == 1 else 0)
         ):
             raise rt.fail(CHECKS["target-size"], {"self": self, "target": target})
         # weight-shape (161002): The shape of weight is incorrect (it is not (C)).
