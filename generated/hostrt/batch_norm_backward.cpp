@@ -20,7 +20,7 @@ const char kOp[] = "BatchNormBackward";
 const opgen::CheckInfo kChecks[] = {
     {"null-inputs", 161001, "ACLNN_ERR_PARAM_NULLPTR", "gradOut or input is a null pointer.", "gradOut, input must not be null"},
     {"null-output-mask", 161001, "ACLNN_ERR_PARAM_NULLPTR", "outputMask is a null pointer.", "outputMask must not be null, when not (input.empty or gradOut.empty)"},
-    {"output-mask-length", 161001, "ACLNN_ERR_PARAM_NULLPTR", "outputMask does not have exactly 3 elements.", "length of outputMask in [3], when not (input.empty or gradOut.empty)"},
+    {"output-mask-length", 161001, "ACLNN_ERR_PARAM_NULLPTR", "outputMask does not have exactly 3 elements.", "len(outputMask) == 3 if product == \"950\" else len(outputMask) >= 3, when not (input.empty or gradOut.empty)"},
     {"null-grad-input", 161001, "ACLNN_ERR_PARAM_NULLPTR", "outputMask[0] is true and gradInput is a null pointer.", "gradInput must not be null, when not (input.empty or gradOut.empty) and outputMask[0]"},
     {"null-grad-weight", 161001, "ACLNN_ERR_PARAM_NULLPTR", "outputMask[1] is true and gradWeight is a null pointer.", "gradWeight must not be null, when not (input.empty or gradOut.empty) and outputMask[1]"},
     {"null-grad-bias", 161001, "ACLNN_ERR_PARAM_NULLPTR", "outputMask[2] is true and gradBias is a null pointer.", "gradBias must not be null, when not (input.empty or gradOut.empty) and outputMask[2]"},
@@ -104,7 +104,7 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         // output-mask-length (161001): outputMask does not have exactly 3 elements.
         check = &kChecks[2];
         if (gradOut != nullptr && input != nullptr && (!(opgen::IsEmpty(input) || opgen::IsEmpty(gradOut)))) {
-            if (outputMask != nullptr && !opgen::Contains(std::vector<int64_t>{3}, opgen::Len(opgen::Bools(outputMask)))) {
+            if (outputMask != nullptr && !((opgen::CurrentProduct() == std::string("950") ? opgen::Len(opgen::Bools(outputMask)) == 3 : opgen::Len(opgen::Bools(outputMask)) >= 3))) {
                 return opgen::Fail(kOp, kChecks[2], {opgen::Seen("outputMask", outputMask)});
             }
         }

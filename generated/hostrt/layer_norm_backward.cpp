@@ -51,8 +51,8 @@ const opgen::CheckInfo kChecks[] = {
     {"grad-weight-numel", 161002, "ACLNN_ERR_PARAM_INVALID", "outputMask[1] is true and gradWeightOut does not hold N elements (the product of input's last len(normalizedShape) dimensions).", "gradWeightOut.numel == prod(input.shape[input.rank - len(normalizedShape):]), when outputMask[1]"},
     {"grad-bias-numel", 161002, "ACLNN_ERR_PARAM_INVALID", "outputMask[2] is true and gradBiasOut does not hold N elements (the product of input's last len(normalizedShape) dimensions).", "gradBiasOut.numel == prod(input.shape[input.rank - len(normalizedShape):]), when outputMask[2]"},
     {"min-rank-doc", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOut, input, mean, rstd or a given output has fewer than 1 dimension.", "gradOut.rank >= 1 and mean.rank >= 1 and rstd.rank >= 1"},
-    {"bf16-kernel", 561003, "ACLNN_ERR_INNER_FIND_KERNEL_ERROR", "gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut, gradWeightOut and gradBiasOut do not support BFLOAT16.", "gradOut.dtype != BFLOAT16 and mean.dtype != BFLOAT16 and rstd.dtype != BFLOAT16, when (outputMask[0] or outputMask[1] or outputMask[2]) and not input.empty, on 310p, 910"},
-    {"product-supported", 561003, "ACLNN_ERR_INNER_FIND_KERNEL_ERROR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when (outputMask[0] or outputMask[1] or outputMask[2]) and not input.empty"},
+    {"bf16-kernel", 161002, "ACLNN_ERR_PARAM_INVALID", "gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut, gradWeightOut and gradBiasOut do not support BFLOAT16.", "gradOut.dtype != BFLOAT16 and mean.dtype != BFLOAT16 and rstd.dtype != BFLOAT16, on 310p, 910"},
+    {"product-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910]"},
 };
 
 // The checks of the spec, in order; the first failure decides the status code and the message.
@@ -288,22 +288,12 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         }
         // min-rank-doc (161002): gradOut, input, mean, rstd or a given output has fewer than 1 dimension.
         // Documented but not enforced by CANN's first phase: not checked.
-        // bf16-kernel (561003): gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut,
+        // bf16-kernel (161002): gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut,
         // gradWeightOut and gradBiasOut do not support BFLOAT16.
-        check = &kChecks[33];
-        if (opgen::ProductIn(product, {"310p", "910"}) && input != nullptr && outputMask != nullptr && ((opgen::At(opgen::Bools(outputMask), 0) || opgen::At(opgen::Bools(outputMask), 1) || opgen::At(opgen::Bools(outputMask), 2)) && !opgen::IsEmpty(input))) {
-            if (gradOut != nullptr && mean != nullptr && rstd != nullptr && !(opgen::DataType(gradOut) != opgen::DtypeNamed("BFLOAT16") && opgen::DataType(mean) != opgen::DtypeNamed("BFLOAT16") && opgen::DataType(rstd) != opgen::DtypeNamed("BFLOAT16"))) {
-                return opgen::Fail(kOp, kChecks[33], {opgen::Seen("gradOut", gradOut), opgen::Seen("mean", mean), opgen::Seen("rstd", rstd)});
-            }
-        }
-        // product-supported (561003): The interface is not supported on this product (marked "not supported" in
+        // Documented but not enforced by CANN's first phase: not checked.
+        // product-supported (161002): The interface is not supported on this product (marked "not supported" in
         // the product support list).
-        check = &kChecks[34];
-        if (input != nullptr && outputMask != nullptr && ((opgen::At(opgen::Bools(outputMask), 0) || opgen::At(opgen::Bools(outputMask), 1) || opgen::At(opgen::Bools(outputMask), 2)) && !opgen::IsEmpty(input))) {
-            if (!opgen::ProductIn(product, {"950", "910_93", "910b", "310p", "910"})) {
-                return opgen::Fail(kOp, kChecks[34], {opgen::SeenProduct(product)});
-            }
-        }
+        // Documented but not enforced by CANN's first phase: not checked.
     } catch (const opgen::EvaluationError& error) {
         return opgen::Fail(kOp, *check, {}, std::string("the rule cannot be evaluated on these arguments: ") + error.what());
     }

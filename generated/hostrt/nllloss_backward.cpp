@@ -25,13 +25,13 @@ const opgen::CheckInfo kChecks[] = {
     {"reduction-range", 161002, "ACLNN_ERR_PARAM_INVALID", "reduction is not in the range 0 to 2.", "0 <= reduction <= 2"},
     {"self-rank", 161002, "ACLNN_ERR_PARAM_INVALID", "The shape of self is incorrect (it is neither (N, C) nor (C)).", "1 <= rank of self <= 2"},
     {"target-rank", 161002, "ACLNN_ERR_PARAM_INVALID", "target is neither 1-D nor 0-D (multi-target is not supported).", "0 <= rank of target <= 1"},
-    {"target-size", 161002, "ACLNN_ERR_PARAM_INVALID", "self and target do not match: self must be (N, C) when target is (N), and (C) when target is ().", "self.rank == 1 and target.rank == 0 or target.rank == 1 and self.shape[0] == target.shape[0]"},
+    {"target-size", 161002, "ACLNN_ERR_PARAM_INVALID", "self and target do not match: self must be (N, C) when target is (N), and (C) when target is ().", "self.rank == 1 and target.rank == 0 or self.shape[0] == (target.shape[0] if target.rank == 1 else 0)"},
     {"weight-shape", 161002, "ACLNN_ERR_PARAM_INVALID", "The shape of weight is incorrect (it is not (C)).", "weight.rank == 1 and weight.shape[0] == self.shape[-1]"},
     {"total-weight-numel", 161002, "ACLNN_ERR_PARAM_INVALID", "The shape of totalWeight is incorrect (it does not hold exactly one element).", "totalWeight.numel == 1"},
     {"grad-output-per-sample", 161002, "ACLNN_ERR_PARAM_INVALID", "reduction is 0 and self is (N, C), but gradOutput is not (N).", "gradOutput.rank == 1 and gradOutput.shape[0] == self.shape[0], when reduction == 0 and self.rank == 2"},
     {"grad-output-single", 161002, "ACLNN_ERR_PARAM_INVALID", "reduction is not 0, or self is (C), but gradOutput is not one element of rank 0 or 1.", "gradOutput.rank <= 1 and gradOutput.numel == 1, when not (reduction == 0 and self.rank == 2)"},
     {"out-shape", 161002, "ACLNN_ERR_PARAM_INVALID", "The shape of out differs from self's.", "self, out have the same shape"},
-    {"product-supported", 561103, "ACLNN_ERR_INNER_NULLPTR", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910], when not self.empty"},
+    {"product-supported", 161002, "ACLNN_ERR_PARAM_INVALID", "The interface is not supported on this product (marked \"not supported\" in the product support list).", "product in [950, 910_93, 910b, 310p, 910]"},
 };
 
 // The checks of the spec, in order; the first failure decides the status code and the message.
@@ -110,7 +110,7 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         // target-size (161002): self and target do not match: self must be (N, C) when target is (N), and (C)
         // when target is ().
         check = &kChecks[7];
-        if (self != nullptr && target != nullptr && !((opgen::Rank(self) == 1 && opgen::Rank(target) == 0) || (opgen::Rank(target) == 1 && opgen::At(opgen::Shape(self), 0) == opgen::At(opgen::Shape(target), 0)))) {
+        if (self != nullptr && target != nullptr && !((opgen::Rank(self) == 1 && opgen::Rank(target) == 0) || opgen::At(opgen::Shape(self), 0) == (opgen::Rank(target) == 1 ? opgen::At(opgen::Shape(target), 0) : 0))) {
             return opgen::Fail(kOp, kChecks[7], {opgen::Seen("self", self), opgen::Seen("target", target)});
         }
         // weight-shape (161002): The shape of weight is incorrect (it is not (C)).
@@ -144,14 +144,9 @@ aclnnStatus CheckParams([[maybe_unused]] const std::string& product,
         if (self != nullptr && out != nullptr && opgen::Shape(out) != opgen::Shape(self)) {
             return opgen::Fail(kOp, kChecks[12], {opgen::Seen("self", self), opgen::Seen("out", out)});
         }
-        // product-supported (561103): The interface is not supported on this product (marked "not supported" in
+        // product-supported (161002): The interface is not supported on this product (marked "not supported" in
         // the product support list).
-        check = &kChecks[13];
-        if (self != nullptr && (!opgen::IsEmpty(self))) {
-            if (!opgen::ProductIn(product, {"950", "910_93", "910b", "310p", "910"})) {
-                return opgen::Fail(kOp, kChecks[13], {opgen::SeenProduct(product)});
-            }
-        }
+        // Documented but not enforced by CANN's first phase: not checked.
     } catch (const opgen::EvaluationError& error) {
         return opgen::Fail(kOp, *check, {}, std::string("the rule cannot be evaluated on these arguments: ") + error.what());
     }

@@ -119,8 +119,11 @@ def test_empty_input_returns_before_any_other_check():
 def test_output_mask_is_checked_with_the_null_pointers():
     for product in ("950", "910b", "910"):
         assert failure(product, **args(outputMask=None)) == ("null-output-mask", 161001)
-        for mask in ([], [True], [True, True], [True, True, True, True]):
+        for mask in ([], [True], [True, True]):
             assert failure(product, **args(outputMask=mask)) == ("output-mask-length", 161001), mask
+    # a longer mask: only 950 requires exactly 3 entries (the others never read past the third)
+    assert failure("950", **args(outputMask=[True] * 4)) == ("output-mask-length", 161001)
+    assert failure("910b", **args(outputMask=[True] * 4)) is None
     # the requested outputs must exist; unrequested ones may be null
     assert failure(**args(gradInput=None)) == ("null-grad-input", 161001)
     assert failure(**args(gradWeight=None)) == ("null-grad-weight", 161001)

@@ -195,7 +195,7 @@ def test_310b_is_not_rejected_early():
     assert failure("310b", **args("BFLOAT16")) == ("dtype-supported", 161002)
     assert failure("310b", **args(reduction=3)) == ("reduction-range", 161002)
     assert failure("310b", **args(out=T((3, 4), "FLOAT"))) == ("out-shape", 161002)
-    assert failure("310b", **args("FLOAT16")) == ("product-supported", 561103)
+    assert failure("310b", **args("FLOAT16")) is None  # no product check; the AI Core launch result is ignored
     assert failure("310b", **args(n=0, reduction=0)) is None
 
 

@@ -47,7 +47,7 @@ CHECKS = {
         161001,
         "ACLNN_ERR_PARAM_NULLPTR",
         "outputMask does not have exactly 3 elements.",
-        "length of outputMask in [3], when not (input.empty or gradOut.empty)",
+        'len(outputMask) == 3 if product == "950" else len(outputMask) >= 3, when not (input.empty or gradOut.empty)',
     ),
     "null-grad-input": rt.CheckInfo(
         OP,
@@ -557,7 +557,11 @@ def _normalize(
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
-                    (input.shape[-1] if product == "950" and input.format in {"NHWC", "NDHWC"} else input.shape[1],),
+                    (
+                        (input.shape[-1] if product == "950" and input.format in {"NHWC", "NDHWC"} else input.shape[1])
+                        if len(input.shape) >= 2
+                        else 1,
+                    ),
                     "FLOAT",
                     "ND",
                 )
@@ -571,7 +575,11 @@ def _normalize(
                 None
                 if not (output_mask[2])
                 else rt.output_desc(
-                    (input.shape[-1] if product == "950" and input.format in {"NHWC", "NDHWC"} else input.shape[1],),
+                    (
+                        (input.shape[-1] if product == "950" and input.format in {"NHWC", "NDHWC"} else input.shape[1])
+                        if len(input.shape) >= 2
+                        else 1,
+                    ),
                     "FLOAT",
                     "ND",
                 )
@@ -637,11 +645,11 @@ def _check(
         # output-mask-length (161001): outputMask does not have exactly 3 elements.
         # Note: The code checks the length inside its null-pointer check, so it returns 161001 where the doc says
         #   161002. Ascend 950 requires exactly 3 entries; the other products only reject an empty outputMask
-        #   and then read entries 1 and 2 anyway (out of bounds for lengths 1 and 2, undefined); the spec
-        #   returns 161001 for those lengths too.
+        #   and then read entries 0 to 2: a longer outputMask passes (the extra entries are never read), while
+        #   lengths 1 and 2 are read out of bounds (undefined), for which the spec returns 161001.
         check = "output-mask-length"
         if when_1:
-            if output_mask is not None and len(output_mask) not in {3}:
+            if output_mask is not None and not (len(output_mask) == 3 if product == "950" else len(output_mask) >= 3):
                 raise rt.fail(CHECKS["output-mask-length"], {"outputMask": output_mask})
         # null-grad-input (161001): outputMask[0] is true and gradInput is a null pointer.
         check = "null-grad-input"

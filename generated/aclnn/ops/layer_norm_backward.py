@@ -290,18 +290,18 @@ CHECKS = {
     "bf16-kernel": rt.CheckInfo(
         OP,
         "bf16-kernel",
-        561003,
-        "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
         "gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut, gradWeightOut and gradBiasOut do not support BFLOAT16.",
-        "gradOut.dtype != BFLOAT16 and mean.dtype != BFLOAT16 and rstd.dtype != BFLOAT16, when (outputMask[0] or outputMask[1] or outputMask[2]) and not input.empty, on 310p, 910",
+        "gradOut.dtype != BFLOAT16 and mean.dtype != BFLOAT16 and rstd.dtype != BFLOAT16, on 310p, 910",
     ),
     "product-supported": rt.CheckInfo(
         OP,
         "product-supported",
-        561003,
-        "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
         'The interface is not supported on this product (marked "not supported" in the product support list).',
-        "product in [950, 910_93, 910b, 310p, 910], when (outputMask[0] or outputMask[1] or outputMask[2]) and not input.empty",
+        "product in [950, 910_93, 910b, 310p, 910]",
     ),
 }
 
@@ -707,36 +707,24 @@ def _check(
         #   (when M is 1) and 0-D outputs (with the right element count) pass; input has at least
         #   len(normalizedShape) >= 1 dimensions anyway.
         # Documented but not enforced by CANN's first phase: not checked here.
-        # bf16-kernel (561003): gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut,
+        # bf16-kernel (161002): gradOut, input, mean, rstd, weightOptional, biasOptional, gradInputOut,
         # gradWeightOut and gradBiasOut do not support BFLOAT16.
         # Note: The doc says so for the Atlas Inference and Training Series (among the 161002 dtype errors of its
         #   error table). The code's list does not depend on the product, so BFLOAT16 always passes the
         #   parameter checks; those products take the split-kernel branch (LayerNormXBackpropV3,
-        #   LayerNormBetaGammaBackpropV2), their hardware has no BFLOAT16 kernel, and the branch ignores the
-        #   result of adding its kernels, so the first phase most likely still succeeds and the failure comes at
-        #   execution. The spec records that failure after the parameter checks, as
-        #   ACLNN_ERR_INNER_FIND_KERNEL_ERROR (561003), unverified. Only the tensors the kernels read are looked
-        #   at: gradOut (input has its dtype), mean and rstd; a BFLOAT16 weightOptional requires a BFLOAT16
-        #   input anyway.
-        check = "bf16-kernel"
-        if product in {"310p", "910"} and (
-            (output_mask[0] or output_mask[1] or output_mask[2]) and 0 not in input.shape
-        ):
-            if not (grad_out.dtype != "BFLOAT16" and mean.dtype != "BFLOAT16" and rstd.dtype != "BFLOAT16"):
-                raise rt.fail(CHECKS["bf16-kernel"], {"gradOut": grad_out, "mean": mean, "rstd": rstd})
-        # product-supported (561003): The interface is not supported on this product (marked "not supported" in the
+        #   LayerNormBetaGammaBackpropV2): neither l0 call looks at the result of adding its kernel, the tensors
+        #   they return are allocated before (never null), and the entry function discards the status of
+        #   GenOutWithMask, so a missing BFLOAT16 kernel never becomes the first phase's status: the first phase
+        #   returns success (a failure, if any, comes at execution). This check is not enforced.
+        # Documented but not enforced by CANN's first phase: not checked here.
+        # product-supported (161002): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product check: on the Atlas 200I/500 A2 Inference Product (DAV_3002) every
         #   parameter check runs and the split-kernel branch (LayerNormXBackpropV3,
-        #   LayerNormBetaGammaBackpropV2) follows, which ignores the result of adding its kernels, so with the
-        #   kernels missing the first phase most likely still succeeds and the failure comes at execution. The
-        #   spec records that failure after the parameter checks, as ACLNN_ERR_INNER_FIND_KERNEL_ERROR (561003),
-        #   unverified. With outputMask all false or an empty input no kernel is added, so the check does not
-        #   apply.
-        check = "product-supported"
-        if (output_mask[0] or output_mask[1] or output_mask[2]) and 0 not in input.shape:
-            if product not in PRODUCTS:
-                raise rt.fail(CHECKS["product-supported"], {"product": product})
+        #   LayerNormBetaGammaBackpropV2) follows, which ignores the result of adding its kernels, and the entry
+        #   function discards the status of GenOutWithMask, so the first phase returns success. This check is
+        #   not enforced.
+        # Documented but not enforced by CANN's first phase: not checked here.
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
@@ -900,10 +888,6 @@ def layer_norm_backward(
             (the product of input's last len(normalizedShape) dimensions).
         161002 ACLNN_ERR_PARAM_INVALID: outputMask[2] is true and gradBiasOut does not hold N elements
             (the product of input's last len(normalizedShape) dimensions).
-        561003 ACLNN_ERR_INNER_FIND_KERNEL_ERROR: gradOut, input, mean, rstd, weightOptional,
-            biasOptional, gradInputOut, gradWeightOut and gradBiasOut do not support BFLOAT16.
-        561003 ACLNN_ERR_INNER_FIND_KERNEL_ERROR: The interface is not supported on this product (marked
-            "not supported" in the product support list).
     """
     args = _normalize(
         product,

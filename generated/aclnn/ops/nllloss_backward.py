@@ -81,7 +81,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "self and target do not match: self must be (N, C) when target is (N), and (C) when target is ().",
-        "self.rank == 1 and target.rank == 0 or target.rank == 1 and self.shape[0] == target.shape[0]",
+        "self.rank == 1 and target.rank == 0 or self.shape[0] == (target.shape[0] if target.rank == 1 else 0)",
     ),
     "weight-shape": rt.CheckInfo(
         OP,
@@ -126,10 +126,10 @@ CHECKS = {
     "product-supported": rt.CheckInfo(
         OP,
         "product-supported",
-        561103,
-        "ACLNN_ERR_INNER_NULLPTR",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
         'The interface is not supported on this product (marked "not supported" in the product support list).',
-        "product in [950, 910_93, 910b, 310p, 910], when not self.empty",
+        "product in [950, 910_93, 910b, 310p, 910]",
     ),
 }
 
@@ -277,14 +277,15 @@ def _check(product, grad_output, self, target, weight, reduction, ignore_index, 
         # target is ().
         # Note: The code's rule: self is 1-D and target 0-D, or self's dim 0 equals target's dim 0. A 2-D self
         #   therefore needs a 1-D target of length N; a 1-D self (C) also accepts a 1-D target of length C (only
-        #   its first label is used), which the doc does not say. With a 0-D target and a 2-D self, target's dim
-        #   0 reads as an invalid value and the comparison fails.
+        #   its first label is used), which the doc does not say. With a 0-D target and a 2-D self the code
+        #   still reads target's dim 0: the shape's GetDim only refuses an index past the maximum rank, and slot
+        #   0 of a 0-D shape holds its initial 0, so the comparison asks whether self's dim 0 is 0: an empty
+        #   self (N = 0) passes, any other N fails.
         check = "target-size"
         if not (
             len(self.shape) == 1
             and len(target.shape) == 0
-            or len(target.shape) == 1
-            and self.shape[0] == target.shape[0]
+            or self.shape[0] == (target.shape[0] if len(target.shape) == 1 else 0)
         ):
             raise rt.fail(CHECKS["target-size"], {"self": self, "target": target})
         # weight-shape (161002): The shape of weight is incorrect (it is not (C)).
@@ -312,18 +313,15 @@ def _check(product, grad_output, self, target, weight, reduction, ignore_index, 
         check = "out-shape"
         if out.shape != self.shape:
             raise rt.fail(CHECKS["out-shape"], {"self": self, "out": out})
-        # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
+        # product-supported (161002): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product check: the Atlas 200I/500 A2 Inference Product (DAV_3002) gets the
-        #   FLOAT, FLOAT16 list and passes every parameter check. If that product has no NLLLossGrad kernel, the
-        #   failure comes when the kernel is added to the executor: the l0 call returns a null tensor and the
-        #   op_api turns it into ACLNN_ERR_INNER_NULLPTR (561103); whether the kernel exists is not verified. An
-        #   empty self returns success before any kernel is added, so the check applies to a non-empty self
-        #   only.
-        check = "product-supported"
-        if 0 not in self.shape:
-            if product not in PRODUCTS:
-                raise rt.fail(CHECKS["product-supported"], {"product": product})
+        #   FLOAT, FLOAT16 list and passes every parameter check. FLOAT16 is then computed as FLOAT, for which
+        #   the l0 call NLLLossGrad takes its AI Core branch; that branch ignores the result of adding the
+        #   kernel and returns the output tensor it allocated beforehand (only the AI CPU branch can return a
+        #   null tensor), so a missing kernel never becomes the first phase's status: the first phase returns
+        #   success. This check is not enforced.
+        # Documented but not enforced by CANN's first phase: not checked here.
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
@@ -423,8 +421,6 @@ def nllloss_backward(
         161002 ACLNN_ERR_PARAM_INVALID: reduction is not 0, or self is (C), but gradOutput is not one
             element of rank 0 or 1.
         161002 ACLNN_ERR_PARAM_INVALID: The shape of out differs from self's.
-        561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
-            supported" in the product support list).
     """
     args = _normalize(
         product,
