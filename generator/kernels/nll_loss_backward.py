@@ -65,7 +65,10 @@ def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
         raise ValueError(f"self must be 1-D or 2-D, got shape {self.shape}")
     if target.ndim > 1:
         raise ValueError(f"target must be 0-D or 1-D, got shape {target.shape}")
-    if not (self.ndim == 1 and target.ndim == 0) and self.shape[0] != target.shape[0]:
+    # CANN compares self's N with target's dimension 0, which a 0-d target reports as 0.
+    if self.ndim == 2 and self.shape[0] != (target.shape[0] if target.ndim else 0):
+        raise ValueError(f"size mismatch: self {self.shape}, target {target.shape}")
+    if self.ndim == 1 and target.ndim == 1 and self.shape[0] != target.shape[0]:
         raise ValueError(f"size mismatch: self {self.shape}, target {target.shape}")
     classes = self.shape[-1]
     if weight.shape != (classes,):

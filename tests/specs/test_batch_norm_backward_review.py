@@ -408,3 +408,26 @@ def test_omitted_outputs_do_not_hide_the_rank_error(product):
         for name in ("gradInput", "gradWeight", "gradBias"):
             del values[name]
         assert status(product, **values) == ("rank", 161002), shape
+
+
+def test_longer_output_mask_runs_on_the_first_three_entries_outside_950():
+    """Outside 950 CANN reads the first three entries of a longer outputMask; the binding and the
+    reference kernel do the same (950 refuses the call with 161001)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    g, x = rng.random((2, 3, 4, 4), np.float32), rng.random((2, 3, 4, 4), np.float32)
+    w, m, v = np.ones(3, np.float32), np.full(3, 0.5, np.float32), np.full(3, 2.0, np.float32)
+    args = dict(gradOut=g, input=x, weight=w, runningMean=m, runningVar=v, saveMean=m, saveInvstd=v)
+    args.update(training=True, eps=1e-5)
+    three = aclnn.run("BatchNormBackward", product="910b", outputMask=[True, False, True], **args)
+    four = aclnn.run("BatchNormBackward", product="910b", outputMask=[True, False, True, False], **args)
+    assert three.keys() == four.keys()
+    for name in three:
+        if three[name] is None:
+            assert four[name] is None, name
+        else:
+            np.testing.assert_array_equal(three[name], four[name], err_msg=name)
+    with pytest.raises(aclnn.AclnnError) as info:
+        aclnn.run("BatchNormBackward", product="950", outputMask=[True, True, True, False], **args)
+    assert info.value.code == 161001

@@ -187,3 +187,36 @@ def test_no_kernel_failure_surfaces_after_the_checks(product):
     # ignoreIndex takes any value
     for ignore in (-(2**63), -1, 0, 2, 2**63 - 1):
         assert status(product, **call(ignoreIndex=ignore)) is None, ignore
+
+
+def test_empty_batch_with_a_0d_target_runs():
+    """The validator accepts (0, C) self with a 0-d target (dimension 0 of a 0-d shape reads as 0); the
+    reference kernel then returns the empty gradient instead of failing."""
+    import numpy as np
+
+    result = aclnn.run(
+        "NLLLossBackward",
+        product="910b",
+        gradOutput=np.zeros((0,), np.float32),
+        self=np.zeros((0, 3), np.float32),
+        target=np.array(0, np.int64),
+        weight=np.ones(3, np.float32),
+        reduction=0,
+        ignoreIndex=-100,
+        totalWeight=np.array(1.0, np.float32),
+    )
+    assert result["out"].shape == (0, 3) and result["out"].dtype == np.float32
+    # with N = 1 the 0-d target does not match: refused by the validator, never reaching the kernel
+    with pytest.raises(aclnn.AclnnError) as info:
+        aclnn.run(
+            "NLLLossBackward",
+            product="910b",
+            gradOutput=np.zeros((1,), np.float32),
+            self=np.zeros((1, 3), np.float32),
+            target=np.array(0, np.int64),
+            weight=np.ones(3, np.float32),
+            reduction=0,
+            ignoreIndex=-100,
+            totalWeight=np.array(1.0, np.float32),
+        )
+    assert info.value.code == 161002
