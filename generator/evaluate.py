@@ -67,13 +67,10 @@ def _default_format(rank: int) -> str:
 
 def _scalar(p: Param, value, dtype: str) -> ScalarValue:
     """A scalar as ``aclnn.Scalar`` stores it: the value as its dtype holds it (1e-46 as FLOAT is 0.0)."""
-    from generator.runtime.errors import AclnnError
-    from generator.runtime.values import stored_value
-
     try:
-        return ScalarValue(stored_value(value, dtype), dtype)
-    except AclnnError as exc:
-        raise Rejected(f"{p.name}: {exc.message}") from None
+        return ScalarValue(ex.rules_module().stored_scalar(value, dtype), dtype)
+    except ValueError as exc:
+        raise Rejected(f"{p.name}: Scalar.value {exc}") from None
 
 
 def _normalise(p: Param, value):

@@ -421,3 +421,30 @@ def test_non_contiguous_output_is_filled_in_place():
     out = buf[:, ::2]
     result = aclnn.elu_backward(g, 1.0, 1.0, 1.0, True, g, out)
     assert result is out and np.array_equal(out, aclnn.elu_backward(g, 1.0, 1.0, 1.0, True, g))
+
+
+def test_scalar_values_are_held_as_their_dtype_holds_them():
+    """aclnn.Scalar stores what C's aclCreateScalar would read: floats rounded in their dtype (as NumPy /
+    ml_dtypes round them), integers whole and in range, BOOL the truth value."""
+    import math
+    import random
+
+    rng = random.Random(5)
+    values = [rng.uniform(-1, 1) * 10 ** rng.randint(-50, 50) for _ in range(3000)]
+    values += [0.1, 1e-46, -1e-8, 65519.9, 65520.0, 3.5e38, -0.0, math.inf, math.nan]
+    kinds = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+    for value in values:
+        for dtype, kind in kinds.items():
+            with np.errstate(all="ignore"):
+                expected = float(np.asarray(np.float64(value)).astype(np.float32 if dtype == "FLOAT" else kind))
+                if dtype == "BFLOAT16":
+                    expected = float(np.asarray(np.float32(value)).astype(kind))
+            got = aclnn.Scalar(value, dtype).value
+            assert got == expected or (math.isnan(got) and math.isnan(expected)), (dtype, value, got, expected)
+            assert math.copysign(1, got) == math.copysign(1, expected), (dtype, value)
+    assert aclnn.Scalar(2**24 + 1, "FLOAT").value == 2**24  # an integer rounds once, to nearest even
+    assert aclnn.Scalar(2.0, "INT32").value == 2 and aclnn.Scalar(3, "BOOL").value is True
+    assert aclnn.Scalar(1 + 1e-10j, "COMPLEX64").value == complex(1, np.float32(1e-10))
+    for value, dtype in [(2.5, "INT32"), (2**31, "INT32"), (-1, "UINT8"), (math.inf, "INT64")]:
+        with pytest.raises(aclnn.AclnnError, match="Scalar.value"):
+            aclnn.Scalar(value, dtype)

@@ -197,3 +197,68 @@ def f32(x) -> float:
         return struct.unpack("<f", struct.pack("<f", x))[0]
     except OverflowError:  # rounds beyond float32's range
         return math.copysign(math.inf, x)
+
+
+def _half(x: float) -> float:
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]  # double -> binary16, rounded once
+    except OverflowError:  # rounds beyond FLOAT16's range
+        return math.copysign(math.inf, x)
+
+
+def _bfloat16(x: float) -> float:
+    value = f32(x)  # as ml_dtypes and CANN's bfloat16 type convert: through float32
+    if math.isnan(value):
+        return value
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest, ties to even
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+_SCALAR_INT_RANGES = {
+    "INT8": (-(2**7), 2**7),
+    "UINT8": (0, 2**8),
+    "INT16": (-(2**15), 2**15),
+    "UINT16": (0, 2**16),
+    "INT32": (-(2**31), 2**31),
+    "UINT32": (0, 2**32),
+    "INT64": (-(2**63), 2**63),
+    "UINT64": (0, 2**64),
+}
+
+
+def stored_scalar(number, dtype: str):
+    """The value an aclScalar of ``dtype`` holds, given a Python bool/int/float/complex ``number``.
+
+    C's ``aclCreateScalar`` reads the value from memory of that type, so CANN's checks and kernels
+    (and the host runtime's C++ checks) see it rounded: a FLOAT scalar of 1e-46 is 0.0. Floats are
+    rounded to nearest-even in their dtype (beyond its range +-inf, NaN stays NaN); integer dtypes
+    need a whole number in their range (ValueError otherwise); BOOL keeps the value's truth;
+    COMPLEX64 rounds both parts to FLOAT. Other dtypes keep the number as given.
+    """
+    if dtype in ("FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"):
+        if isinstance(number, int) and dtype == "FLOAT":
+            return f32(number)  # an integer is rounded once, directly
+        try:
+            value = float(number)
+        except OverflowError:  # an integer beyond a double
+            value = math.copysign(math.inf, number)
+        if dtype == "DOUBLE":
+            return value
+        return f32(value) if dtype == "FLOAT" else _half(value) if dtype == "FLOAT16" else _bfloat16(value)
+    if dtype in _SCALAR_INT_RANGES:
+        if isinstance(number, float):
+            if not number.is_integer():
+                raise ValueError(f"{number!r} is not a whole number but the dtype is {dtype}")
+            number = int(number)
+        low, high = _SCALAR_INT_RANGES[dtype]
+        if not low <= number < high:
+            raise ValueError(f"{number!r} does not fit its dtype {dtype}")
+        return int(number)
+    if dtype == "BOOL":
+        return bool(number)
+    if dtype == "COMPLEX64":  # two FLOAT parts; a real value stays a real number
+        if isinstance(number, complex):
+            return complex(f32(number.real), f32(number.imag))
+        return f32(float(number))
+    return number

@@ -220,48 +220,12 @@ class Scalar:
         object.__setattr__(self, "dtype", dtype)
 
 
-_SCALAR_INT_RANGES = {
-    "INT8": (-(2**7), 2**7),
-    "UINT8": (0, 2**8),
-    "INT16": (-(2**15), 2**15),
-    "UINT16": (0, 2**16),
-    "INT32": (-(2**31), 2**31),
-    "UINT32": (0, 2**32),
-    "INT64": (-(2**63), 2**63),
-    "UINT64": (0, 2**64),
-}
-_ROUNDED_FLOATS = {"FLOAT": np.float32, "FLOAT16": np.float16, "DOUBLE": np.float64}
-
-
-def stored_value(number: bool | int | float | complex, dtype: str) -> bool | int | float | complex:
-    """The value an aclScalar of ``dtype`` holds: C's aclCreateScalar reads it from memory of that type.
-
-    So a FLOAT scalar of 1e-46 is 0.0 (what CANN's checks and kernels see, and what the C++ checks
-    of the host runtime read): floats are rounded to nearest-even in their dtype (beyond its range,
-    +-inf), integers must be whole and fit their dtype, BOOL is the value's truth. Dtypes NumPy cannot
-    hold keep the value as given.
-    """
-    if dtype in _ROUNDED_FLOATS or dtype == "BFLOAT16":
-        kind = _ROUNDED_FLOATS.get(dtype) or numpy_dtype("BFLOAT16")
-        with np.errstate(all="ignore"):
-            return float(np.asarray(float(number), dtype=kind))
-    if dtype in _SCALAR_INT_RANGES:
-        if isinstance(number, float):
-            if not number.is_integer():
-                raise _invalid(f"Scalar.value {show(number)} is not a whole number but the dtype is {dtype}")
-            number = int(number)
-        low, high = _SCALAR_INT_RANGES[dtype]
-        if not low <= number < high:
-            raise _invalid(f"Scalar.value {show(number)} does not fit its dtype {dtype}")
-        return int(number)
-    if dtype == "BOOL":
-        return bool(number)
-    if dtype == "COMPLEX64":  # two FLOAT parts; a real value stays a real number
-        with np.errstate(all="ignore"):
-            if isinstance(number, complex):
-                return complex(np.complex64(number))
-            return float(np.float32(number))
-    return number
+def stored_value(number, dtype: str):
+    """The value an aclScalar of ``dtype`` holds (:func:`generator.runtime.rules.stored_scalar`)."""
+    try:
+        return rules.stored_scalar(number, dtype)
+    except ValueError as exc:
+        raise _invalid(f"Scalar.value {exc}") from None
 
 
 def _number(value: object, where: str) -> bool | int | float | complex:
