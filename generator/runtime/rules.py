@@ -149,6 +149,8 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
     """The broadcast of two shapes (NumPy's rule, CANN's BroadcastInferShape): aligned from the last
     dimension, a missing dimension counts as 1, and two dimensions agree when equal or when one is 1
     (the result takes the other). Raises ValueError when they do not broadcast."""
+    if a == b:  # the common case, at validator speed
+        return tuple(a)
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1
@@ -164,6 +166,8 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
 
 def broadcastable(a: tuple, b: tuple) -> bool:
     """True when :func:`broadcast_shape` of the two shapes exists."""
+    if a == b:
+        return True
     try:
         broadcast_shape(a, b)
     except ValueError:
