@@ -73,19 +73,31 @@ class SampleError(ValueError):
 
 
 def files(project: Project, env) -> dict[str, str]:
-    header = env.get_template("cpp/header.h.j2")
-    sample = env.get_template("cpp/sample.cpp.j2")
     out: dict[str, str] = {}
     for info in project.ops:
-        out[info.spec.header] = header.render(**header_context(info, project.catalog))
-        context = sample_context(info, project.catalog)
-        context["mask_helpers"] = [env.get_template(t).render().rstrip("\n") for t in context["mask_templates"]]
-        out[f"samples/{info.spec.snake}.cpp"] = sample.render(**context)
-    catalog = project.catalog
-    out["include/opgen/catalog.h"] = env.get_template("cpp/opgen_catalog.h.j2").render(
-        dtypes=[d for d in catalog.dtypes.dtypes], formats=[f for f in catalog.formats.formats]
-    )
+        out.update(op_files(info, project.catalog, env))
+    out.update(aggregate_files(project.catalog, env))
     return out
+
+
+def op_files(info: OpInfo, catalog: Catalog, env) -> dict[str, str]:
+    """The files of one op (its header and call sample); they depend on nothing but the op and the catalogue."""
+    header = env.get_template("cpp/header.h.j2")
+    sample = env.get_template("cpp/sample.cpp.j2")
+    out = {info.spec.header: header.render(**header_context(info, catalog))}
+    context = sample_context(info, catalog)
+    context["mask_helpers"] = [env.get_template(t).render().rstrip("\n") for t in context["mask_templates"]]
+    out[f"samples/{info.spec.snake}.cpp"] = sample.render(**context)
+    return out
+
+
+def aggregate_files(catalog: Catalog, env) -> dict[str, str]:
+    """The files that do not belong to one op (``include/opgen/catalog.h``)."""
+    return {
+        "include/opgen/catalog.h": env.get_template("cpp/opgen_catalog.h.j2").render(
+            dtypes=[d for d in catalog.dtypes.dtypes], formats=[f for f in catalog.formats.formats]
+        )
+    }
 
 
 # ---------------------------------------------------------------------------------------------

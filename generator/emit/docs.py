@@ -713,44 +713,46 @@ KIND_ORDER = ("float", "float8", "complex", "int", "uint", "bool", "other")
 
 
 def _index_context(project: Project) -> dict:
-    catalog = project.catalog
-    ops = []
-    for info in project.ops:
-        spec = info.spec
-        ops.append(
-            {
-                "name": spec.name,
-                "zh": f"zh/{spec.name}.md",
-                "en": f"en/{spec.name}.md",
-                "summary_zh": md(pick(spec.summary, "zh")),  # md() escapes '|' for the table
-                "summary_en": md(pick(spec.summary, "en")),
-                "products": "<br>".join(h(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
-            }
-        )
-    return {"ops": ops}
+    return {"ops": [index_entry(info, project.catalog) for info in project.ops]}
+
+
+def index_entry(info: OpInfo, catalog: Catalog) -> dict:
+    """One op's row of the index (plain data: generate keeps it to re-render the index alone)."""
+    spec = info.spec
+    return {
+        "name": spec.name,
+        "zh": f"zh/{spec.name}.md",
+        "en": f"en/{spec.name}.md",
+        "summary_zh": md(pick(spec.summary, "zh")),  # md() escapes '|' for the table
+        "summary_en": md(pick(spec.summary, "en")),
+        "products": "<br>".join(h(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
+    }
 
 
 def _matrix_context(project: Project) -> dict:
-    catalog = project.catalog
+    return _matrix(project.catalog, [matrix_row(info, project.catalog) for info in project.ops])
+
+
+def _matrix(catalog: Catalog, rows: list[dict]) -> dict:
     products = [{"tag": p.tag, "zh": h(p.zh), "en": h(p.en)} for p in catalog.products.products]
-    rows = []
-    for info in project.ops:
-        spec = info.spec
-        cells = []
-        for p in catalog.products.products:
-            dtypes = input_dtypes(spec, p.tag, catalog)
-            cells.append({"supported": bool(dtypes), "dtypes": dtypes})
-        rows.append(
-            {
-                "name": spec.name,
-                "zh": f"zh/{spec.name}.md",
-                "en": f"en/{spec.name}.md",
-                "summary": h(pick(spec.summary, "zh")),
-                "summary_en": h(pick(spec.summary, "en")),
-                "cells": cells,
-            }
-        )
     return {"products": products, "rows": rows}
+
+
+def matrix_row(info: OpInfo, catalog: Catalog) -> dict:
+    """One op's row of the support matrix (plain data, like ``index_entry``)."""
+    spec = info.spec
+    cells = []
+    for p in catalog.products.products:
+        dtypes = input_dtypes(spec, p.tag, catalog)
+        cells.append({"supported": bool(dtypes), "dtypes": dtypes})
+    return {
+        "name": spec.name,
+        "zh": f"zh/{spec.name}.md",
+        "en": f"en/{spec.name}.md",
+        "summary": h(pick(spec.summary, "zh")),
+        "summary_en": h(pick(spec.summary, "en")),
+        "cells": cells,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -769,15 +771,29 @@ def files(project: Project, env, cpp_files: dict[str, str] | None = None) -> dic
     ``cpp_files`` is the C++ emitter's output when the caller already has it (saves rendering twice).
     """
     samples = _samples(project, env) if cpp_files is None else cpp_files
-    op_template = env.get_template("docs/op.md.j2")
     out: dict[str, str] = {}
     for info in project.ops:
-        sample = samples.get(f"samples/{info.spec.snake}.cpp")
-        for lang in LANGS:
-            page = _Page(info, project.catalog, lang, sample)
-            out[f"docs/{lang}/{info.spec.name}.md"] = op_template.render(**page.context())
-    out["docs/README.md"] = env.get_template("docs/index.md.j2").render(**_index_context(project))
-    matrix = _matrix_context(project)
+        out.update(op_files(info, project.catalog, env, samples.get(f"samples/{info.spec.snake}.cpp")))
+    index = [index_entry(info, project.catalog) for info in project.ops]
+    rows = [matrix_row(info, project.catalog) for info in project.ops]
+    out.update(aggregate_files(index, rows, project.catalog, env))
+    return dict(sorted(out.items()))
+
+
+def op_files(info: OpInfo, catalog: Catalog, env, sample: str | None) -> dict[str, str]:
+    """One op's pages (``docs/<lang>/aclnn<Op>.md``), given its C++ sample; nothing else goes in."""
+    op_template = env.get_template("docs/op.md.j2")
+    out = {}
+    for lang in LANGS:
+        page = _Page(info, catalog, lang, sample)
+        out[f"docs/{lang}/{info.spec.name}.md"] = op_template.render(**page.context())
+    return out
+
+
+def aggregate_files(index: list[dict], rows: list[dict], catalog: Catalog, env) -> dict[str, str]:
+    """The index and the support matrix from every op's ``index_entry`` and ``matrix_row``, in op order."""
+    out = {"docs/README.md": env.get_template("docs/index.md.j2").render(ops=index)}
+    matrix = _matrix(catalog, rows)
     out["docs/support_matrix.md"] = env.get_template("docs/support_matrix.md.j2").render(**matrix)
     out["docs/support_matrix.html"] = env.get_template("docs/support_matrix.html.j2").render(**matrix)
-    return dict(sorted(out.items()))
+    return out
