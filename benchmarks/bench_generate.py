@@ -71,7 +71,7 @@ def synthetic_specs(folder: Path, copies: int) -> Path:
         new_name, new_snake = f"{name}Copy{i:04d}", f"{snake}_copy{i:04d}"
         text = text.replace(f"name: aclnn{name}\n", f"name: aclnn{new_name}\n")
         text = text.replace(f"snake: {snake}\n", f"snake: {new_snake}\n")
-        text = text.replace(f"header: aclnnop/aclnn_{snake}.h", f"header: aclnnop/aclnn_{new_snake}.h")
+        text = re.sub(r"^header: aclnnop/aclnn_(\w+)\.h$", rf"header: aclnnop/aclnn_\1_copy{i:04d}.h", text, flags=re.M)
         (specs / f"{new_snake}.yaml").write_text(text, encoding="utf-8")
     return specs
 

@@ -1,26 +1,76 @@
-"""``opgen generate``: render every spec into ``generated/``, deterministically and atomically.
+"""``opgen generate``: render every spec into an output folder, incrementally and atomically,
+deleting nothing it did not write.
 
-Emitters return ``{relative path: text}``; this module compares the whole set with what is on
-disk, writes only what changed (each file atomically), removes files no spec produces any more,
-and with ``--check`` writes nothing and lists every stale, missing or extra file.
+Rendering is split in two: each op's own files (``render_op``: its Python module and JSON model,
+C++ header and sample, zh/en pages) depend only on its spec, the catalogue and the generator; the
+aggregate files (``render_aggregates``: package ``__init__``, index, support matrix, catalogue
+JSON and header, schemas) are rendered from small per-op rows (``op_rows``).
+
+Ownership. The output folder holds ``.opgen-files``, the committed record of every file generate
+wrote there. Generate writes into a folder only if it is missing or empty, holds that record (or
+the ``.opgen-manifest.json`` of older versions), or holds nothing but files identical to what it
+is about to write (a checkout of its own output); any other folder is refused before anything is
+written. In its folder it replaces or deletes only files of the record, and refuses to overwrite
+a file it did not write unless the content is identical; other files are left alone (``--check``
+lists them as foreign).
+
+Incremental runs. ``.opgen-state.json`` (local, git-ignored, sealed with a hash of its content)
+records, per op, the hash of its inputs (spec bytes, catalogue, templates, generator code and the
+versions of the libraries that shape the output) and the files it produced with their content
+hashes and stat stamps. A rerun re-renders only ops whose inputs or outputs changed, plus the
+aggregates when a row changed; an up-to-date run reads no YAML and imports neither pydantic nor
+Jinja. A damaged or hand-edited state is ignored (everything is rendered and compared).
+
+Writes. Files are rendered into a staging folder inside the output folder and moved into place
+(one atomic rename each) only when every spec loaded and rendered without error; a run that fails
+changes nothing. Runs on one folder are serialised by a lock on it (``OPGEN_LOCK_TIMEOUT``
+seconds, default 600). Large renders use one worker process per core (``OPGEN_JOBS`` caps it).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-
-from generator.diagnostics import display_path
-from generator.loader import Project, load_project
-from generator.writer import write_if_changed
+from generator import files as fs
+from generator.diagnostics import Diagnostic, SpecError, display_path
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATES = REPO / "templates"
-IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+GENERATOR = Path(__file__).resolve().parent
+
+RECORD = ".opgen-files"
+STATE = ".opgen-state.json"
+ROWS = ".opgen-rows.json"
+LEGACY_MANIFEST = ".opgen-manifest.json"
+STAGING_PREFIX = ".opgen-tmp-"
+STAGING_MARK = ".opgen-staging"
+BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
+IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
+STATE_FORMAT = "opgen-state-1"
+RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
+DOMAINS = {
+    None: ("",),
+    "docs": ("docs/",),
+    "python": ("aclnn/", "schema/"),
+    "cpp": ("aclnnop/", "samples/", "include/"),
+}
+AGGREGATE = "<aggregate>"
+# Aggregate files by domain, and the parts of the op rows each domain's files are rendered from.
+AGGREGATE_PARTS = {"python": ("python",), "cpp": (), "docs": ("index", "matrix")}
+MIN_OPS_PER_JOB = 12
+
+
+class GenerateError(Exception):
+    """Generate refuses to proceed (ownership, unsafe output paths, lock); the message says why."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Jinja environment and literal helpers
 
 
 def pyrepr(value) -> str:
@@ -43,8 +93,28 @@ def pytuple(values) -> str:
     return "(" + ", ".join(items) + ")"
 
 
-def environment() -> Environment:
-    env = Environment(
+_DICT_ATTRS = frozenset(dir(dict))
+
+
+def environment():
+    """The Jinja environment of every template (strict undefined, no autoescape: emitters escape).
+
+    Two exact shortcuts: ``x.key`` on a plain dict reads the item directly (Jinja tries the
+    attribute first, which fails for every key that is not a dict method: same result), and
+    ``wordwrap`` skips textwrap for lines that already fit.
+    """
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_environment
+
+    class _Environment(Environment):
+        def getattr(self, obj, attribute):
+            if type(obj) is dict and attribute not in _DICT_ATTRS:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    pass
+            return Environment.getattr(self, obj, attribute)
+
+    env = _Environment(
         loader=FileSystemLoader(str(TEMPLATES)),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -54,194 +124,860 @@ def environment() -> Environment:
     )
     env.filters["pyrepr"] = pyrepr
     env.filters["pytuple"] = pytuple
+    env.filters["wordwrap"] = pass_environment(_wordwrap)
     return env
 
 
-def render_all(project: Project, only: str | None = None) -> dict[str, str]:
-    """Every generated file: relative path -> content."""
+def _wordwrap(environment, s, width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True):
+    """Jinja's ``wordwrap`` filter, same output; a line that fits is kept as is without textwrap
+    (textwrap keeps such a line unless it ends in whitespace, which it drops)."""
+    import textwrap
+
+    if wrapstring is None:
+        wrapstring = environment.newline_sequence
+    out = []
+    for line in s.splitlines():
+        if line and len(line) <= width and not line[-1].isspace():
+            out.append(line)
+            continue
+        out.append(
+            wrapstring.join(
+                textwrap.wrap(
+                    line,
+                    width=width,
+                    expand_tabs=False,
+                    replace_whitespace=False,
+                    break_long_words=break_long_words,
+                    break_on_hyphens=break_on_hyphens,
+                )
+            )
+        )
+    return wrapstring.join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering: one op, the aggregates, everything
+
+
+def render_op(info, catalog, env, only: str | None = None) -> dict[str, str]:
+    """One op's own files (relative path -> text; Python not yet formatted)."""
     from generator.emit import cpp, docs
-
-    env = environment()
-    files: dict[str, str] = {}
-    if only in (None, "python"):
-        files.update(python_files(project, env))
-    cpp_files = cpp.files(project, env) if only in (None, "cpp", "docs") else {}
-    if only in (None, "cpp"):
-        files.update(cpp_files)
-    if only in (None, "docs"):
-        files.update(docs.files(project, env, cpp_files))
-    return files
-
-
-def python_files(project: Project, env: Environment) -> dict[str, str]:
     from generator.emit import python as py
+
+    snake = info.spec.snake
+    out: dict[str, str] = {}
+    if only in (None, "python"):
+        out[f"aclnn/ops/{snake}.py"] = env.get_template("python/op.py.j2").render(**py.op_context(info, catalog))
+        out[f"aclnn/specs/{snake}.json"] = py.spec_json(info)
+    if only in (None, "cpp", "docs"):
+        cpp_files = cpp.op_files(info, catalog, env)
+        if only in (None, "cpp"):
+            out.update(cpp_files)
+        if only in (None, "docs"):
+            out.update(docs.op_files(info, catalog, env, cpp_files.get(f"samples/{snake}.cpp")))
+    return out
+
+
+def op_rows(info, catalog) -> dict:
+    """What the aggregate files need from one op (plain JSON data)."""
+    from generator.emit import docs
+
+    spec = info.spec
+    return {
+        "ident": {"name": spec.name, "snake": spec.snake, "header": spec.header},
+        "python": {"snake": spec.snake, "op": spec.op},
+        "index": docs.index_entry(info, catalog),
+        "matrix": docs.matrix_row(info, catalog),
+    }
+
+
+def render_aggregates(rows: list[dict], catalog, env, only: str | None = None) -> dict[str, str]:
+    """The files that list every op or only the catalogue, from ``op_rows`` in op-name order."""
+    from generator.emit import cpp, docs
+    from generator.emit import python as py
+    from generator.loader import Project
     from generator.schema import schema_files
 
-    files = {f"schema/{name}": text for name, text in schema_files().items()}
-    op_template = env.get_template("python/op.py.j2")
-    ops = []
+    out: dict[str, str] = {}
+    if only in (None, "python"):
+        out.update({f"schema/{name}": text for name, text in schema_files().items()})
+        ops = [row["python"] for row in rows]
+        out["aclnn/__init__.py"] = env.get_template("python/init.py.j2").render(ops=ops)
+        out["aclnn/ops/__init__.py"] = env.get_template("python/ops_init.py.j2").render(ops=ops)
+        context = py.catalog_context(Project(REPO, catalog, []))
+        out["aclnn/catalog.json"] = json.dumps(context, ensure_ascii=False, indent=1) + "\n"
+    if only in (None, "cpp"):
+        out.update(cpp.aggregate_files(catalog, env))
+    if only in (None, "docs"):
+        out.update(docs.aggregate_files([r["index"] for r in rows], [r["matrix"] for r in rows], catalog, env))
+    return out
+
+
+def render_all(project, only: str | None = None) -> dict[str, str]:
+    """Every generated file of ``project`` in memory: relative path -> content (formatted)."""
+    env = environment()
+    out: dict[str, str] = {}
     for info in project.ops:
-        context = py.op_context(info, project.catalog)
-        files[f"aclnn/ops/{info.spec.snake}.py"] = op_template.render(**context)
-        files[f"aclnn/specs/{info.spec.snake}.json"] = py.spec_json(info)
-        ops.append({"snake": info.spec.snake, "op": info.spec.op})
-    files["aclnn/__init__.py"] = env.get_template("python/init.py.j2").render(ops=ops)
-    files["aclnn/ops/__init__.py"] = env.get_template("python/ops_init.py.j2").render(ops=ops)
-    files["aclnn/catalog.json"] = json.dumps(py.catalog_context(project), ensure_ascii=False, indent=1) + "\n"
-    return format_python(files)
+        out.update(render_op(info, project.catalog, env, only))
+    rows = [op_rows(info, project.catalog) for info in project.ops]
+    out.update(render_aggregates(rows, project.catalog, env, only))
+    return format_python(out)
 
 
 RUFF_ARGS = ("format", "--isolated", "--line-length", "120", "--target-version", "py310", "--quiet", "--no-cache")
 
 
-def format_python(files: dict[str, str]) -> dict[str, str]:
-    """Format every ``.py`` output with ruff in one batch (the templates lay code out; ruff wraps it)."""
-    import shutil
+def _ruff() -> str:
+    return shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+
+
+def run_ruff(paths: list[Path]) -> None:
+    """Format ``paths`` in place with ruff, in one call (the templates lay code out; ruff wraps it)."""
     import subprocess
+
+    if not paths:
+        return
+    try:
+        proc = subprocess.run([_ruff(), *RUFF_ARGS, *map(str, paths)], capture_output=True, text=True)
+    except OSError as exc:
+        raise RuntimeError(
+            f"cannot run ruff to format generated Python ({exc}); install aclnn-opgen's dependencies"
+        ) from None
+    if proc.returncode != 0:
+        raise RuntimeError(f"ruff could not format generated Python (a template bug):\n{proc.stderr}")
+
+
+def format_python(files: dict[str, str]) -> dict[str, str]:
+    """``files`` with every ``.py`` output formatted by ruff."""
     import tempfile
 
-    python = {rel: text for rel, text in files.items() if rel.endswith(".py")}
+    python = [rel for rel in files if rel.endswith(".py")]
     if not python:
         return files
-    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     with tempfile.TemporaryDirectory(prefix="opgen-fmt-") as tmp:
         root = Path(tmp)
-        for rel, text in python.items():
+        for rel in python:
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-        try:
-            proc = subprocess.run([ruff, *RUFF_ARGS, str(root)], capture_output=True, text=True)
-        except OSError as exc:
-            raise RuntimeError(
-                f"cannot run ruff to format generated Python ({exc}); install aclnn-opgen's dependencies"
-            ) from None
-        if proc.returncode != 0:
-            raise RuntimeError(f"ruff could not format generated Python (a template bug):\n{proc.stderr}")
+            (root / rel).write_text(files[rel], encoding="utf-8")
+        run_ruff([root / rel for rel in python])
         return {**files, **{rel: (root / rel).read_text(encoding="utf-8") for rel in python}}
 
 
-def _managed(out: Path, only: str | None) -> set[str]:
-    """Files currently under ``out`` that generation owns (for removal of stale ones)."""
-    if not out.is_dir():
-        return set()
-    prefixes = {
-        None: ("",),
-        "docs": ("docs/",),
-        "python": ("aclnn/", "schema/"),
-        "cpp": ("aclnnop/", "samples/", "include/"),
-    }[only]
-    found = set()
-    for path in out.rglob("*"):
-        if path.is_file() and not IGNORED_PARTS.intersection(path.parts) and not path.name.endswith(".egg-info"):
-            rel = path.relative_to(out).as_posix()
-            if rel.startswith(prefixes) and ".egg-info" not in rel and rel != MANIFEST:
-                found.add(rel)
-    return found
+# ---------------------------------------------------------------------------------------------
+# Inputs and their hashes (standard library only: an up-to-date run stops here)
 
 
-MANIFEST = ".opgen-manifest.json"  # git-ignored: lets a no-op rerun skip loading and rendering
-
-
-def _input_key(specs: Path, only: str | None) -> str:
-    """Hash of everything the output depends on: specs, catalogues, templates and generator code."""
+def _generator_key(only: str | None) -> str:
+    """Hash of what shapes every output besides the specs: generator code, templates, the
+    versions of the libraries involved, and the ``only`` selection."""
     import hashlib
+    import importlib.util
 
-    digest = hashlib.sha256(str(only).encode())
-    roots = [(specs, "*.yaml"), (TEMPLATES, "*.j2"), (Path(__file__).resolve().parent, "*.py")]
-    for root, pattern in roots:
-        for path in sorted(root.rglob(pattern)):
-            if IGNORED_PARTS.intersection(path.parts):
-                continue
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    digest = hashlib.sha256(f"{STATE_FORMAT}\0{only}\0{sys.version}\0".encode())
+    for root in (GENERATOR, TEMPLATES):
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS)
+            for name in sorted(names):
+                if name.endswith((".py", ".j2", ".h")):
+                    path = Path(folder) / name
+                    rel = path.relative_to(REPO).as_posix()
+                    digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in ("jinja2", "markupsafe", "pydantic", "pydantic_core", "yaml", "numpy", "ml_dtypes"):
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        digest.update(f"{name}={_file_stamp(origin)}\0".encode())
+    digest.update(f"ruff={_file_stamp(_ruff())}\0".encode())
     return digest.hexdigest()
 
 
-def _stamp(path: Path) -> list[int]:
-    st = path.stat()
-    return [st.st_size, st.st_mtime_ns]
-
-
-def _manifest_fresh(out: Path, key: str, only: str | None) -> bool:
+def _file_stamp(path: str | None) -> str:
+    if not path:
+        return "-"
     try:
-        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if manifest.get("key") != key:
-        return False
-    files = manifest.get("files", {})
-    try:
-        if any(_stamp(out / rel) != stamp for rel, stamp in files.items()):
-            return False
+        st = os.stat(path)
     except OSError:
+        return "-"
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
+
+
+class _Inputs:
+    """The spec and catalogue files with their content hashes (hashing only what changed)."""
+
+    def __init__(self, specs: Path, known: dict, trust_before: int):
+        self.specs = specs
+        self.entries: dict[str, list] = {}
+        self.problems: list[str] = []
+        root = str(specs) + os.sep
+        self.spec_rels = [p.relative_to(specs).as_posix() for p in fs.spec_files(specs)]
+        catalog_rels = [p.relative_to(specs).as_posix() for p in fs.catalog_files(specs)]
+        real_root = os.path.realpath(specs) + os.sep
+        for rel in self.spec_rels + catalog_rels:
+            path = root + rel
+            entry = fs.fingerprint(path, known.get(rel), trust_before, follow=True)
+            if entry is None or (os.path.islink(path) and not os.path.realpath(path).startswith(real_root)):
+                self.problems.append(rel)  # the loader reports it, with its location
+                continue
+            self.entries[rel] = entry
+        catalog = "".join(f"{rel}\0{self.entries[rel][-1] if rel in self.entries else '-'}\0" for rel in catalog_rels)
+        self.catalog_key = fs.sha256(catalog.encode())
+
+    def op_key(self, generator_key: str, rel: str) -> str:
+        digest = self.entries[rel][-1] if rel in self.entries else "-"
+        return fs.sha256(f"{generator_key}\0{self.catalog_key}\0{rel}\0{digest}".encode())
+
+
+# ---------------------------------------------------------------------------------------------
+# State (local cache) and ownership record
+
+
+def _read_sealed(path: Path) -> tuple[dict, int] | None:
+    """A JSON object written by ``_write_sealed`` and the file's modification time; None when the
+    file is missing, damaged or edited by hand (its seal, a hash of the content, no longer matches)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+            mtime = os.fstat(handle.fileno()).st_mtime_ns
+    except OSError:
+        return None
+    seal, _, body = raw.partition(b"\n")
+    if fs.sha256(body).encode() != seal:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        return None
+    return data, mtime
+
+
+def _write_sealed(path: Path, data: dict) -> None:
+    from generator.writer import write_bytes
+
+    body = json.dumps({**data, "format": STATE_FORMAT}, separators=(",", ":"), sort_keys=True).encode()
+    write_bytes(path, fs.sha256(body).encode() + b"\n" + body)
+
+
+def rows_hash(rows) -> str:
+    return fs.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode())
+
+
+def _parts(rows: dict) -> dict[str, str]:
+    """Per aggregate domain, the hash of the part of an op's rows its files are rendered from."""
+    return {domain: rows_hash([rows[k] for k in keys]) for domain, keys in AGGREGATE_PARTS.items()}
+
+
+def _valid_rel(rel: str) -> bool:
+    """A clean relative path inside the folder, with no hidden or special part."""
+    if not rel or rel.startswith("/") or "\\" in rel or "\0" in rel:
         return False
-    return set(files) == _managed(out, only)
+    parts = rel.split("/")
+    return all(part and not part.startswith(".") for part in parts)
+
+
+def _read_record(out: Path) -> set[str] | None:
+    """The files ``out``'s record says generate wrote (None when there is no record).
+
+    Git conflict markers are skipped, so a record merged with conflicts lists both sides.
+    """
+    try:
+        text = (out / RECORD).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GenerateError(f"{display_path(out / RECORD)}: cannot read the ownership record ({exc})") from None
+    owned = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", "<<<<<<<", "=======", ">>>>>>>", "|||||||")):
+            continue
+        if _valid_rel(line):
+            owned.add(line)
+    return owned
+
+
+def _read_legacy_manifest(out: Path) -> set[str] | None:
+    try:
+        manifest = json.loads((out / LEGACY_MANIFEST).read_text(encoding="utf-8"))
+        files = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {rel for rel in files if isinstance(rel, str) and _valid_rel(rel)} if isinstance(files, dict) else None
+
+
+def record_text(owned) -> str:
+    return RECORD_HEADER + "\n" + "".join(f"{rel}\n" for rel in sorted(owned))
+
+
+def _walk_out(out: Path) -> list[str]:
+    """Every file under ``out`` (relative), without following links, skipping caches and
+    generate's own bookkeeping (record, state, lock-free staging folders)."""
+    found = []
+    for folder, dirs, names in os.walk(out):
+        here = Path(folder)
+        rel_dir = "" if here == out else here.relative_to(out).as_posix() + "/"
+        keep = []
+        for d in dirs:
+            if d in IGNORED_PARTS or d.endswith(".egg-info"):
+                continue
+            if not rel_dir and d.startswith(STAGING_PREFIX) and (here / d / STAGING_MARK).exists():
+                continue
+            if (here / d).is_symlink():
+                found.append(rel_dir + d)  # a link to a folder is a foreign entry, never followed
+                continue
+            keep.append(d)
+        dirs[:] = keep
+        for name in names:
+            if not rel_dir and name in BOOKKEEPING:
+                continue
+            found.append(rel_dir + name)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Locking
+
+
+class _Lock:
+    """An advisory lock on the output folder (flock on the folder itself: no lock file)."""
+
+    def __init__(self, out: Path, shared: bool):
+        self.out, self.shared, self.fd = out, shared, None
+
+    def __enter__(self):
+        import fcntl
+
+        self.fd = os.open(self.out, os.O_RDONLY | os.O_DIRECTORY)
+        mode = (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+        timeout = float(os.environ.get("OPGEN_LOCK_TIMEOUT", "600"))
+        deadline, told = time.monotonic() + timeout, False
+        while True:
+            try:
+                fcntl.flock(self.fd, mode)
+                return self
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(self.fd)
+                    raise GenerateError(
+                        f"{display_path(self.out)}: another opgen run still holds the folder after {timeout:g} s"
+                    ) from None
+                if not told:
+                    print(f"opgen: waiting for another opgen run on {display_path(self.out)}", file=sys.stderr)
+                    told = True
+                time.sleep(0.05)
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # closing the descriptor releases the lock
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering into a staging folder (in this process or in worker processes)
+
+_WORKER: dict = {}
+
+
+def _render_into(stage: Path, paths: list[tuple[str, str]], format_now: bool) -> dict:
+    """Load and render ``paths`` ((spec rel, op key) pairs) into ``stage``; return per-op results
+    ({rel: {"key", "files": {out rel: sha256 or None until formatted}, "rows"}}) and diagnostics."""
+    from generator.loader import _contained, load_op
+
+    ctx = _WORKER
+    catalog, env, specs, only = ctx["catalog"], ctx["env"], ctx["specs"], ctx["only"]
+    results, diags, python = {}, [], []
+    for rel, key in paths:
+        path = specs / rel
+        try:
+            _contained(path, specs)
+            info = load_op(path, catalog)
+        except SpecError as exc:
+            diags += exc.diagnostics
+            continue
+        if diags:
+            continue  # keep loading to report every problem; rendering is wasted now
+        raw: dict[str, str] = {}
+        hashes = _stage(stage, render_op(info, catalog, env, only), python, raw)
+        results[rel] = {"key": key, "files": hashes, "rows": op_rows(info, catalog), "raw": raw}
+    if format_now and not diags:
+        _format_staged(stage, python, results.values())
+        python = []
+    return {"results": results, "diags": [tuple(d.__dict__.values()) for d in diags], "python": python}
+
+
+def _stage(stage: Path, files: dict[str, str], python: list[str], raw: dict[str, str]) -> dict[str, str | None]:
+    """Write ``files`` into ``stage``; return their content hashes (None for Python, known once
+    ruff has formatted it). A Python file whose unformatted text is what produced the intact file
+    on disk last time is not staged at all: formatting it again would give that file."""
+    from generator.writer import write_new
+
+    reuse = _WORKER.get("reuse", {})
+    hashes: dict[str, str | None] = {}
+    for rel, text in files.items():
+        if not _valid_rel(rel):
+            raise GenerateError(f"refusing to write outside the output folder: {rel!r}")
+        data = text.encode("utf-8")
+        if rel.endswith(".py"):
+            raw[rel] = digest = fs.sha256(data)
+            if rel in reuse and reuse[rel][0] == digest:
+                hashes[rel] = reuse[rel][1]
+                continue
+            python.append(rel)
+            hashes[rel] = None
+        else:
+            hashes[rel] = fs.sha256(data)
+        write_new(stage / rel, data)
+    return hashes
+
+
+def _format_staged(stage: Path, python: list[str], results) -> None:
+    run_ruff([stage / rel for rel in python])
+    formatted = {rel: fs.sha256((stage / rel).read_bytes()) for rel in python}
+    for result in results:
+        for rel in result["files"]:
+            if rel in formatted:
+                result["files"][rel] = formatted[rel]
+
+
+def _work(args) -> dict:
+    import gc
+
+    gc.disable()
+    return _render_into(*args, format_now=True)
+
+
+def _jobs(count: int) -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    limit = os.environ.get("OPGEN_JOBS")
+    if limit:
+        try:
+            cores = max(1, min(cores, int(limit)))
+        except ValueError:
+            raise GenerateError(f"OPGEN_JOBS must be a number of processes, got {limit!r}") from None
+    return max(1, min(cores, count // MIN_OPS_PER_JOB))
+
+
+def _render_ops(stage: Path, todo: list[tuple[str, str]]) -> tuple[dict, list[Diagnostic], list[str]]:
+    """Render ``todo`` into ``stage``; workers format their own Python, the rest is returned."""
+    import multiprocessing
+
+    jobs = _jobs(len(todo))
+    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        chunks = [todo[i :: jobs * 2] for i in range(jobs * 2)]
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_work, [(stage, chunk) for chunk in chunks if chunk], chunksize=1)
+    else:
+        parts = [_render_into(stage, todo, format_now=False)]
+    results, diags, python = {}, [], []
+    for part in parts:
+        results.update(part["results"])
+        diags += [Diagnostic(*d) for d in part["diags"]]
+        python += part["python"]
+    return results, diags, python
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
 
 
 def run_generate(specs: Path, out: Path, *, check: bool = False, only: str | None = None, verbose: bool = False) -> int:
     """Generate (or with ``check`` compare) every output; 0 when done / up to date, 1 when stale."""
     import gc
 
-    # A batch job that builds many small, acyclic objects: the cyclic collector only costs time
-    # here (about a quarter of a large catalogue's render).
+    # A batch job that builds many small, acyclic objects: the cyclic collector only costs time.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run_generate(specs, out, check=check, only=only, verbose=verbose)
+        if check:
+            return _run_check(Path(os.path.abspath(specs)), Path(os.path.abspath(out)), only)
+        return _Run(Path(os.path.abspath(specs)), Path(os.path.abspath(out)), only, verbose).run()
+    except GenerateError as exc:
+        print(f"opgen generate: {exc}", file=sys.stderr)
+        return 1
     finally:
         if enabled:
             gc.enable()
 
 
-def _run_generate(specs: Path, out: Path, *, check: bool, only: str | None, verbose: bool) -> int:
-    start = time.perf_counter()
-    key = _input_key(specs, only)
-    if not check and _manifest_fresh(out, key, only):
-        print(f"opgen generate: up to date (inputs unchanged), {time.perf_counter() - start:.2f} s")
+class _Run:
+    def __init__(self, specs: Path, out: Path, only: str | None, verbose: bool):
+        self.specs, self.out, self.only, self.verbose = specs, out, only, verbose
+        self.root = str(out) + os.sep
+        self.domain = DOMAINS[only]
+        self.start = time.perf_counter()
+        self.changed_stamps = False
+        self.state: dict = {}
+        self.trust = 0
+
+    def run(self) -> int:
+        out = self.out
+        created = False
+        if not out.exists():
+            if out.is_symlink():
+                raise GenerateError(f"--out {display_path(out)} is a broken symbolic link, not a folder")
+            out.mkdir(parents=True)
+            created = True
+        elif not out.is_dir():
+            raise GenerateError(f"--out {display_path(out)} is not a folder")
+        try:
+            with _Lock(out, shared=False):
+                return self._locked()
+        except BaseException:
+            if created:
+                try:
+                    out.rmdir()  # leave no trace of a run that failed
+                except OSError:
+                    pass
+            raise
+
+    # -- ownership ---------------------------------------------------------------------------
+
+    def _owned(self) -> set[str] | None:
+        """The files generate owns here; None when it has no record and must recognise its files."""
+        owned = _read_record(self.out)
+        if owned is None:
+            owned = _read_legacy_manifest(self.out)
+        if owned is None:
+            present = _walk_out(self.out)
+            if not present:
+                return set()
+            hidden = [rel for rel in present if not _valid_rel(rel)]
+            if hidden:
+                raise self._foreign(hidden)
+        return owned
+
+    def _foreign(self, rels: list[str]) -> GenerateError:
+        return GenerateError(
+            f"--out {display_path(self.out)} is not empty and was not written by opgen generate "
+            f"(it has no {RECORD} record and holds files it would not write: {_shown(rels)}). "
+            "Nothing was written or deleted: choose an empty or new folder, or remove these files."
+        )
+
+    # -- main --------------------------------------------------------------------------------
+
+    def _locked(self) -> int:
+        owned = self._owned()
+        generator_key = _generator_key(self.only)
+        loaded = _read_sealed(self.out / STATE) if self.only is None else None
+        state, trust = loaded if loaded else ({}, 0)
+        if state.get("generator") != generator_key or state.get("specs") != str(self.specs):
+            state = {}
+        self.state, self.trust = state, trust
+        inputs = _Inputs(self.specs, state.get("inputs", {}), trust)
+        keys = {rel: inputs.op_key(generator_key, rel) for rel in inputs.spec_rels}
+
+        # Ops whose inputs are unchanged and whose files are intact keep them.
+        kept: dict[str, dict] = {}
+        todo = []
+        for rel in inputs.spec_rels:
+            entry = state.get("ops", {}).get(rel)
+            files = self._verify(entry["files"], trust) if entry is not None and entry["key"] == keys[rel] else None
+            if files is None:
+                todo.append(rel)
+            else:
+                kept[rel] = {**entry, "files": files}
+        if inputs.problems or not inputs.spec_rels:
+            todo, kept = list(inputs.spec_rels), {}  # the loader reports what is wrong, with locations
+        aggregates = self._kept_aggregates(generator_key, inputs, kept) if not todo else {}
+        if len(aggregates) == len(AGGREGATE_PARTS) and owned is not None:
+            produced = {f: e[-1] for op in kept.values() for f, e in op["files"].items()}
+            produced.update({f: e[-1] for agg in aggregates.values() for f, e in agg["files"].items()})
+            if self._settled(owned, produced):
+                if self.changed_stamps:  # remember the new stamps: the next run hashes nothing
+                    self._save_state(generator_key, inputs, kept, aggregates)
+                elapsed = time.perf_counter() - self.start
+                print(f"opgen generate: up to date ({len(kept)} op(s)), {elapsed:.2f} s")
+                return 0
+        return self._render(owned, generator_key, inputs, keys, todo, kept)
+
+    def _kept_aggregates(self, generator_key: str, inputs: _Inputs, ops: dict) -> dict[str, dict]:
+        """The aggregate domains whose inputs (the ops' rows) are unchanged and whose files are intact."""
+        kept = {}
+        for domain, entry in self.state.get("aggregate", {}).items():
+            if entry["key"] == _aggregate_key(generator_key, inputs, ops, domain):
+                files = self._verify(entry["files"], self.trust)
+                if files is not None:
+                    kept[domain] = {**entry, "files": files}
+        return kept
+
+    def _verify(self, files: dict, trust: int) -> dict | None:
+        """Fresh fingerprints of ``files`` ({relative path: fingerprint}) when every one is on
+        disk with the recorded content; None otherwise."""
+        fresh = {}
+        root = self.root
+        for rel, known in files.items():
+            entry = fs.fingerprint(root + rel, known, trust)
+            if entry is None or entry[-1] != known[-1]:
+                return None
+            if entry is not known:
+                self.changed_stamps = True
+            fresh[rel] = entry
+        return fresh
+
+    def _settled(self, owned: set[str], produced: dict[str, str]) -> bool:
+        """Nothing to delete and the record already lists exactly what is produced."""
+        if any(rel.startswith(self.domain) and rel not in produced for rel in owned):
+            return False
+        try:
+            return (self.out / RECORD).read_text(encoding="utf-8") == record_text(produced)
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    def _render(self, owned, generator_key, inputs, keys, todo, kept) -> int:
+        from generator.loader import load_catalog, load_project
+
+        catalog = load_catalog(self.specs)
+        if not inputs.spec_rels:
+            load_project(self.specs)  # raises: no op spec in the folder
+        # Rows of kept ops come from the rows file; an op whose rows are missing is rendered again.
+        rows: dict[str, dict] = {}
+        if kept:
+            loaded = _read_sealed(self.out / ROWS)
+            store = loaded[0].get("rows", {}) if loaded else {}
+            for rel in list(kept):
+                found = store.get(kept[rel]["rows"])
+                if found is not None and rows_hash(found) == kept[rel]["rows"]:
+                    rows[rel] = found
+                else:
+                    del kept[rel]
+                    todo.append(rel)
+        env = environment()
+        _WORKER.update(catalog=catalog, env=env, specs=self.specs, only=self.only, reuse=self._reusable())
+        stage = Path(_mkstage(self.out))
+        try:
+            results, diags, python = _render_ops(stage, [(rel, keys[rel]) for rel in sorted(todo)])
+            if diags:
+                raise SpecError(diags)
+            ops = dict(kept)
+            for rel, result in results.items():
+                rows[rel] = result["rows"]
+                digest = rows_hash(result["rows"])
+                ops[rel] = {"key": result["key"], "rows": digest, "parts": _parts(result["rows"]), "raw": result["raw"]}
+            ordered = [rows[rel] for rel in sorted(rows, key=lambda rel: rows[rel]["ident"]["name"])]
+            if _collisions(ordered):
+                load_project(self.specs)  # reports the duplicates with their positions
+                raise GenerateError("two specs share a name, snake name or header")  # pragma: no cover
+            aggregates = self._kept_aggregates(generator_key, inputs, ops) if self.only is None else {}
+            fresh_aggregates = {}
+            for domain in AGGREGATE_PARTS:
+                if domain not in aggregates and self.only in (None, domain):
+                    raw: dict[str, str] = {}
+                    files = _stage(stage, render_aggregates(ordered, catalog, env, domain), python, raw)
+                    fresh_aggregates[domain] = {"files": files, "raw": raw}
+            if python:
+                _format_staged(stage, python, [*fresh_aggregates.values(), *results.values()])
+            produced: dict[str, str] = {}
+            owner: dict[str, str] = {}
+
+            def claim(files: dict, who: str) -> None:
+                for f, digest in files.items():
+                    if f in produced:
+                        raise GenerateError(f"{f} would be written for both {owner[f]} and {who}")
+                    produced[f], owner[f] = digest if isinstance(digest, str) else digest[-1], who
+
+            for rel, op in kept.items():
+                claim(op["files"], rel)
+            for rel, result in results.items():
+                claim(result["files"], rel)
+            for domain, agg in [*aggregates.items(), *fresh_aggregates.items()]:
+                claim(agg["files"], f"{AGGREGATE} {domain}")
+            changes, removed = self._commit(stage, owned, produced)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+        if self.only is None:
+            stamp = fs.stamped
+            for rel, result in results.items():
+                ops[rel]["files"] = {f: stamp(self.root + f, digest) for f, digest in result["files"].items()}
+            for op in kept.values():  # damaged files written again get new stamps
+                op["files"] = {f: stamp(self.root + f, e[-1]) if f in changes else e for f, e in op["files"].items()}
+            for domain, agg in fresh_aggregates.items():
+                files = {f: stamp(self.root + f, digest) for f, digest in agg["files"].items()}
+                key = _aggregate_key(generator_key, inputs, ops, domain)
+                aggregates[domain] = {"key": key, "files": files, "raw": agg["raw"]}
+            _write_sealed(self.out / ROWS, {"rows": {op["rows"]: rows[rel] for rel, op in ops.items()}})
+            self._save_state(generator_key, inputs, ops, aggregates)
+        elapsed = time.perf_counter() - self.start
+        print(
+            f"opgen generate: {len(rows)} op(s) ({len(results)} rendered), {len(produced)} file(s): "
+            f"{len(changes)} written, {removed} removed, {elapsed:.2f} s"
+        )
         return 0
-    project = load_project(specs)
-    files = render_all(project, only)
-    existing = _managed(out, only)
-    stale, missing = [], []
-    for rel, text in sorted(files.items()):
-        path = out / rel
-        if rel not in existing:
-            missing.append(rel)
-        elif path.read_bytes() != text.encode("utf-8"):
-            stale.append(rel)
-    extra = sorted(existing - set(files))
-    if check:
-        for label, items in (("stale", stale), ("missing", missing), ("extra", extra)):
-            for rel in items:
-                print(f"{label}: {display_path(out / rel)}", file=sys.stderr)
-        if stale or missing or extra:
-            print(
-                f"opgen generate --check: {len(stale) + len(missing) + len(extra)} file(s) out of date; "
-                "run 'opgen generate'",
-                file=sys.stderr,
+
+    def _reusable(self) -> dict[str, tuple[str, str]]:
+        """Python outputs still on disk as formatted from a known unformatted text:
+        {path: (hash of the unformatted text, hash of the file)}."""
+        reuse = {}
+        entries = [*self.state.get("ops", {}).values(), *self.state.get("aggregate", {}).values()]
+        for entry in entries:
+            for rel, raw in entry.get("raw", {}).items():
+                known = entry["files"].get(rel)
+                if known is not None:
+                    found = fs.fingerprint(self.root + rel, known, self.trust)
+                    if found is not None and found[-1] == known[-1]:
+                        reuse[rel] = (raw, known[-1])
+        return reuse
+
+    def _commit(self, stage: Path, owned: set[str] | None, produced: dict[str, str]) -> tuple[set[str], int]:
+        """Move the staged files that differ from what is on disk into place, delete owned files
+        no longer produced, update the record. Refuses (changing nothing) to overwrite a file it
+        did not write."""
+        from generator.writer import write_if_changed
+
+        out, root = self.out, self.root
+        changes, strangers = [], []
+        for rel in sorted(produced):
+            staged = stage / rel
+            if not staged.exists():
+                continue  # kept from an earlier run, verified intact
+            current = fs.fingerprint(root + rel, None, 0)
+            if current is not None and current[-1] == produced[rel]:
+                continue  # already there, byte for byte
+            if (owned is None or rel not in owned) and os.path.lexists(root + rel):
+                strangers.append(rel)  # a file generate did not write, at a path it writes
+            self._check_parents(rel)
+            changes.append(rel)
+        if owned is None:
+            # No record: the folder is recognised only if it holds nothing but our files, unchanged.
+            strangers += [rel for rel in _walk_out(out) if rel not in produced]
+            if strangers:
+                raise self._foreign(strangers)
+            owned = set()
+        elif strangers:
+            raise GenerateError(
+                f"{display_path(out)}: {_shown(strangers)} exist(s) but opgen generate did not write them "
+                "and will not overwrite them. Nothing was written: remove or rename them."
             )
-            return 1
-        print(f"opgen generate --check: {len(files)} file(s) up to date")
-        return 0
-    for rel in stale + missing:
-        write_if_changed(out / rel, files[rel])
-        if verbose:
-            print(f"wrote {display_path(out / rel)}")
-    for rel in extra:
-        (out / rel).unlink()
-        if verbose:
-            print(f"removed {display_path(out / rel)}")
-    _prune_empty_dirs(out)
-    manifest = {"key": key, "files": {rel: _stamp(out / rel) for rel in sorted(files)}}
-    write_if_changed(out / MANIFEST, json.dumps(manifest, indent=0, sort_keys=True) + "\n")
-    elapsed = time.perf_counter() - start
-    print(
-        f"opgen generate: {len(project.ops)} op(s), {len(files)} file(s): "
-        f"{len(stale) + len(missing)} written, {len(extra)} removed, {elapsed:.2f} s"
-    )
+        for rel in changes:
+            target = out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(stage / rel, target)
+            if self.verbose:
+                print(f"wrote {display_path(target)}")
+        removed = sum(self._remove(rel) for rel in sorted(owned) if rel.startswith(self.domain) and rel not in produced)
+        kept = {rel for rel in owned if not rel.startswith(self.domain)} | set(produced)
+        write_if_changed(out / RECORD, record_text(kept))
+        if os.path.lexists(out / LEGACY_MANIFEST):
+            (out / LEGACY_MANIFEST).unlink()
+        return set(changes), removed
+
+    def _check_parents(self, rel: str) -> None:
+        """Refuse to write through a symbolic link or over a folder inside the output folder."""
+        path = self.out
+        for part in rel.split("/")[:-1]:
+            path = path / part
+            if path.is_symlink() or (path.exists() and not path.is_dir()):
+                raise GenerateError(f"{display_path(path)} is not a plain folder; refusing to write {rel} through it")
+        target = self.out / rel
+        if target.is_dir() and not target.is_symlink():
+            raise GenerateError(f"{display_path(target)} is a folder; refusing to replace it with a file")
+
+    def _remove(self, rel: str) -> bool:
+        """Delete one owned file no spec produces any more (never a folder, never through a link)."""
+        path = self.out / rel
+        real_out = os.path.realpath(self.out)
+        if os.path.commonpath([real_out, os.path.realpath(path.parent)]) != real_out:
+            print(f"opgen generate: not removing {rel}: it lies outside the output folder", file=sys.stderr)
+            return False
+        try:
+            if path.is_dir() and not path.is_symlink():
+                return False
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        if self.verbose:
+            print(f"removed {display_path(path)}")
+        parent = path.parent
+        while parent != self.out:
+            try:
+                parent.rmdir()  # only when empty
+            except OSError:
+                break
+            parent = parent.parent
+        return True
+
+    def _save_state(self, generator_key: str, inputs: _Inputs, ops: dict, aggregate: dict) -> None:
+        state = {
+            "generator": generator_key,
+            "specs": str(self.specs),
+            "inputs": inputs.entries,
+            "ops": ops,
+            "aggregate": aggregate,
+        }
+        _write_sealed(self.out / STATE, state)
+
+
+def _aggregate_key(generator_key: str, inputs: _Inputs, ops: dict[str, dict], domain: str) -> str:
+    """What one domain's aggregate files depend on: generator, catalogue, the ops' rows for it."""
+    parts = ",".join(sorted(op["parts"][domain] for op in ops.values()))
+    return fs.sha256(f"{generator_key}\0{inputs.catalog_key}\0{domain}\0{parts}".encode())
+
+
+def _collisions(rows: list[dict]) -> bool:
+    seen = set()
+    for row in rows:
+        for attr, value in row["ident"].items():
+            if (attr, value) in seen:
+                return True
+            seen.add((attr, value))
+    return False
+
+
+def _shown(rels: list[str]) -> str:
+    rels = sorted(rels)
+    return ", ".join(rels[:5]) + (f" and {len(rels) - 5} more" if len(rels) > 5 else "")
+
+
+def _mkstage(out: Path) -> str:
+    import tempfile
+
+    stage = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out)
+    Path(stage, STAGING_MARK).write_text("opgen generate staging folder\n", encoding="utf-8")
+    return stage
+
+
+# ---------------------------------------------------------------------------------------------
+# --check
+
+
+def _run_check(specs: Path, out: Path, only: str | None) -> int:
+    """Render everything (no state is trusted) and compare with ``out``; write nothing."""
+    from generator.loader import load_project
+
+    files = render_all(load_project(specs), only)
+    domain = DOMAINS[only]
+    problems: list[tuple[str, str]] = []
+
+    def compare():
+        present = set(_walk_out(out)) if out.is_dir() else set()
+        owned = (_read_record(out) or _read_legacy_manifest(out) or set()) if out.is_dir() else set()
+        for rel, text in sorted(files.items()):
+            if rel not in present:
+                problems.append(("missing", rel))
+            elif (out / rel).read_bytes() != text.encode("utf-8"):
+                problems.append(("stale", rel))
+        for rel in sorted(present - set(files)):
+            if rel.startswith(domain):
+                problems.append(("extra" if rel in owned else "foreign", rel))
+        if only is None:
+            try:
+                record = (out / RECORD).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                record = None
+            if record != record_text(files):
+                problems.append(("stale" if record is not None else "missing", RECORD))
+
+    if out.is_dir():
+        with _Lock(out, shared=True):
+            compare()
+    else:
+        compare()
+    notes = {"extra": "no spec produces it any more", "foreign": "not written by opgen generate"}
+    for label, rel in problems:
+        note = f" ({notes[label]})" if label in notes else ""
+        print(f"{label}: {display_path(out / rel)}{note}", file=sys.stderr)
+    if problems:
+        print(f"opgen generate --check: {len(problems)} file(s) out of date; run 'opgen generate'", file=sys.stderr)
+        return 1
+    print(f"opgen generate --check: {len(files)} file(s) up to date")
     return 0
-
-
-def _prune_empty_dirs(out: Path) -> None:
-    for path in sorted(out.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-        if path.is_dir() and not any(path.iterdir()) and not IGNORED_PARTS.intersection(path.parts):
-            path.rmdir()

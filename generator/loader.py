@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from generator import expr as ex
 from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
+from generator.files import spec_files
 from generator.model import (
     TENSOR_CTYPES,
     DtypeCatalog,
@@ -338,25 +339,6 @@ def load_op(path: Path, catalog: Catalog) -> OpInfo:
     if checker.diags:
         raise SpecError(checker.diags)
     return info
-
-
-def spec_files(specs_dir: Path) -> list[Path]:
-    """Operator spec files: every ``*.yaml`` under ``specs_dir`` except the catalogue folder.
-
-    Folders are walked without following symbolic links (no loop can trap the walk); every entry
-    named ``*.yaml`` is listed, whatever it is, so that a folder or a broken link with that name
-    gets a located error instead of being skipped.
-    """
-    found = []
-    for folder, dirs, names in os.walk(specs_dir):
-        here = Path(folder)
-        if here == specs_dir:
-            dirs[:] = [d for d in dirs if d != "catalog"]
-        dirs.sort()
-        found += [here / n for n in names if n.endswith(".yaml")]
-        found += [here / d for d in dirs if d.endswith(".yaml")]
-        dirs[:] = [d for d in dirs if not d.endswith(".yaml") and not (here / d).is_symlink()]
-    return sorted(found)
 
 
 def load_project(specs_dir: Path, files: list[Path] | None = None) -> Project:

@@ -1,0 +1,76 @@
+"""Standard-library file helpers shared by the loader and ``opgen generate``.
+
+Kept free of pydantic, Jinja and PyYAML so that an up-to-date ``opgen generate`` can decide it has
+nothing to do without importing them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def spec_files(specs_dir: Path) -> list[Path]:
+    """Operator spec files: every ``*.yaml`` under ``specs_dir`` except the ``catalog/`` folder.
+
+    Folders are walked without following symbolic links (no loop can trap the walk); every entry
+    named ``*.yaml`` is listed, whatever it is, so that a folder or a broken link with that name
+    gets a located error instead of being skipped.
+    """
+    found = []
+    for folder, dirs, names in os.walk(specs_dir):
+        here = Path(folder)
+        if here == specs_dir:
+            dirs[:] = [d for d in dirs if d != "catalog"]
+        dirs.sort()
+        found += [here / n for n in names if n.endswith(".yaml")]
+        found += [here / d for d in dirs if d.endswith(".yaml")]
+        dirs[:] = [d for d in dirs if not d.endswith(".yaml")]
+    return sorted(found)
+
+
+def catalog_files(specs_dir: Path) -> list[Path]:
+    """Every ``*.yaml`` of ``specs_dir/catalog`` (the shared catalogues)."""
+    folder = specs_dir / "catalog"
+    try:
+        return sorted(folder / n for n in os.listdir(folder) if n.endswith(".yaml"))
+    except OSError:
+        return []
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fingerprint(path: str, known: list | None, trust_before: int, follow: bool = False) -> list | None:
+    """``[size, mtime_ns, ctime_ns, inode, sha256]`` of the regular file ``path``, or None when it
+    is missing or not a regular file (a symbolic link counts as one only with ``follow``).
+
+    The content is hashed unless ``known`` (an earlier result) has the same stamp and was taken
+    before ``trust_before`` (the time the stamp was recorded, in the file system's clock). The
+    change time cannot be set from user space (``touch`` and ``os.utime`` update it), so any
+    write after that moment changes the stamp; a stamp recorded in the same clock tick as a write
+    is not trusted (the write could have come just after the look).
+    """
+    try:
+        st = os.stat(path, follow_symlinks=follow)
+    except (OSError, ValueError):
+        return None
+    if st.st_mode & 0o170000 != 0o100000:  # not S_ISREG
+        return None
+    current = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    if known is not None and len(known) == 5 and known[:4] == current and current[2] < trust_before:
+        return known
+    try:
+        with open(path, "rb") as handle:
+            current.append(sha256(handle.read()))
+    except OSError:
+        return None
+    return current
+
+
+def stamped(path: str, digest: str) -> list:
+    """The fingerprint of a file just written with content hash ``digest`` (no need to re-read it)."""
+    st = os.stat(path, follow_symlinks=False)
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest]
