@@ -7,9 +7,11 @@
   names, each keeping its kernel), every run a fresh ``opgen`` process, so the figures include Python
   start-up:
 
-  - **cold**: an empty output folder and no cache of any kind (``OPGEN_NO_CACHE=1``, an empty
-    ``OPGEN_CACHE_DIR``);
-  - **one-edit**: one spec's summary changed, then ``opgen generate`` on the rendered folder;
+  - **cold**: an empty output folder and no cache of any kind (``OPGEN_NO_CACHE=1`` and an empty
+    ``OPGEN_CACHE_DIR`` too, for versions that had a parse cache);
+  - **one-edit**: one spec changed, then ``opgen generate`` on the rendered folder: its Chinese
+    summary (the op's files plus the index and the support matrix) or its description (the op's
+    files only);
   - **no-op**: ``opgen generate`` again with nothing changed;
   - **peak memory** of the cold run: the largest resident set of one process (``ru_maxrss``) and
     the sampled sum of the proportional set sizes (PSS) of the process and its workers (shared
@@ -76,12 +78,15 @@ def synthetic_specs(folder: Path, copies: int) -> Path:
     return specs
 
 
-def edit_one_spec(specs: Path, round_: int) -> Path:
-    """Change one spec's Chinese summary (a different spec each round); return its path."""
+def edit_one_spec(specs: Path, round_: int, field: str = "summary") -> Path:
+    """Change one spec's Chinese ``summary`` (shown in the index and the matrix too) or
+    ``description`` (the op's own files only), a different spec each round; return its path."""
     files = sorted(p for p in specs.glob("*.yaml"))
-    path = files[(round_ * 337) % len(files)]
+    path = files[(round_ * 337 + (field == "description") * 101) % len(files)]
     text = path.read_text(encoding="utf-8")
-    new = re.sub(r"^(summary:\n  zh: .*)$", rf"\1（修改{round_}）", text, count=1, flags=re.M)
+    # the first line of the text (the line after the key when the text is a block scalar)
+    pattern = rf"^({field}:\n  zh: (?:[>|]-?\n +)?.*)$"
+    new = re.sub(pattern, rf"\1（修改{round_}）", text, count=1, flags=re.M)
     assert new != text, path
     path.write_text(new, encoding="utf-8")
     return path
@@ -154,14 +159,19 @@ def bench_generate(copies: int, repeat: int) -> dict[str, str]:
         env = {**base, "OPGEN_CACHE_DIR": str(tmp / "cache")}
         out = tmp / "cold0"
         noops = [run_opgen(specs, out, env)[0] for _ in range(max(repeat, 5))]
-        edits = []
+        edits, described = [], []
         for i in range(repeat):
-            edit_one_spec(specs, i)
+            edit_one_spec(specs, i, "summary")
             edits.append(run_opgen(specs, out, env)[0])
+            edit_one_spec(specs, i, "description")
+            described.append(run_opgen(specs, out, env)[0])
         cold = statistics.median(colds)
         results["cold (s)"] = f"{cold:.2f}   [{', '.join(f'{s:.2f}' for s in colds)}]"
         results["cold per op (ms)"] = f"{cold / copies * 1000:.2f}"
-        results["one-edit (s)"] = f"{statistics.median(edits):.3f}   [{', '.join(f'{s:.3f}' for s in edits)}]"
+        results["one-edit, summary (s)"] = f"{statistics.median(edits):.3f}   [{', '.join(f'{s:.3f}' for s in edits)}]"
+        results["one-edit, description (s)"] = (
+            f"{statistics.median(described):.3f}   [{', '.join(f'{s:.3f}' for s in described)}]"
+        )
         results["no-op (s)"] = f"{statistics.median(noops):.3f}   [{', '.join(f'{s:.3f}' for s in noops)}]"
         results["cold peak RSS, one process (MiB)"] = f"{max(maxrss) / 2**20:.0f}"
         results["cold peak PSS, all processes (MiB)"] = f"{max(pss) / 2**20:.0f}"
