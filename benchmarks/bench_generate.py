@@ -1,6 +1,6 @@
 """Benchmarks for the generator and the validators (one run, figures printed as a table).
 
-    python -m benchmarks.bench_generate [--copies 1000] [--repeat 3] [--skip-validate]
+    python -m benchmarks.bench_generate [--copies 1000] [--repeat 3] [--skip-validate] [--compare REV]
 
 * ``aclnn.validate`` median time per operator on its spec example (descriptors, no data);
 * ``opgen generate`` on a synthetic catalogue of N specs (the repo's five specs copied under new
@@ -17,8 +17,9 @@
     the sampled sum of the proportional set sizes (PSS) of the process and its workers (shared
     pages counted once).
 
-Medians of ``--repeat`` runs; the machine is shared, so read the per-op figure and ratios rather
-than single numbers.
+Medians of ``--repeat`` runs; the machine is shared, so read the CPU figures and the ratios rather
+than single wall times. ``--compare REV`` runs the generator of git revision REV too, interleaved
+with this tree's, for before/after figures measured under the same load.
 """
 
 from __future__ import annotations
@@ -92,9 +93,32 @@ def edit_one_spec(specs: Path, round_: int, field: str = "summary") -> Path:
     return path
 
 
-def _opgen() -> list[str]:
-    script = Path(sys.executable).parent / "opgen"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "generator.cli"]
+class Variant:
+    """How to run one ``opgen``: this checkout, or the generator of another revision."""
+
+    def __init__(self, label: str, cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None):
+        self.label, self.cmd, self.cwd, self.env = label, cmd, cwd, env or {}
+
+    @classmethod
+    def current(cls) -> Variant:
+        script = Path(sys.executable).parent / "opgen"
+        return cls("this tree", [str(script)] if script.exists() else [sys.executable, "-m", "generator.cli"])
+
+    @classmethod
+    def revision(cls, rev: str, folder: Path) -> Variant:
+        """The generator and templates of git revision ``rev``, exported into ``folder``."""
+        import io
+        import tarfile
+
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", "--format=tar", rev, "generator", "templates"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        folder.mkdir(parents=True)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        return cls(rev, [sys.executable, "-m", "generator.cli"], cwd=folder, env={"PYTHONPATH": str(folder)})
 
 
 def _tree_pss(pid: int) -> int:
@@ -115,11 +139,16 @@ def _tree_pss(pid: int) -> int:
     return total
 
 
-def run_opgen(specs: Path, out: Path, env: dict[str, str], *, sample: bool = False) -> tuple[float, int, int]:
-    """One ``opgen generate`` process: (seconds, ru_maxrss bytes, sampled peak tree PSS bytes)."""
-    cmd = [*_opgen(), "generate", "--specs", str(specs), "--out", str(out)]
+def run_opgen(
+    variant: Variant, specs: Path, out: Path, env: dict[str, str], *, sample: bool = False
+) -> tuple[float, float, int, int]:
+    """One ``opgen generate`` process: (wall seconds, CPU seconds of it and its workers,
+    ru_maxrss bytes, sampled peak PSS bytes of it and its workers)."""
+    cmd = [*variant.cmd, "generate", "--specs", str(specs), "--out", str(out)]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, env={**env, **variant.env}, cwd=variant.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     peak = [0]
     done = threading.Event()
 
@@ -130,51 +159,66 @@ def run_opgen(specs: Path, out: Path, env: dict[str, str], *, sample: bool = Fal
     thread = threading.Thread(target=sampler, daemon=True) if sample else None
     if thread:
         thread.start()
+    err = proc.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     done.set()
     if thread:
         thread.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     if proc.returncode != 0:
-        raise SystemExit(f"opgen generate failed ({proc.returncode}):\n{err}")
-    return elapsed, usage.ru_maxrss * 1024, peak[0]
+        raise SystemExit(f"{variant.label}: opgen generate failed ({proc.returncode}):\n{err}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, peak[0]
 
 
-def bench_generate(copies: int, repeat: int) -> dict[str, str]:
-    results: dict[str, str] = {}
+def _fmt(values: list[float], digits: int) -> str:
+    return f"{statistics.median(values):.{digits}f}   [{', '.join(f'{v:.{digits}f}' for v in values)}]"
+
+
+def bench_generate(copies: int, repeat: int, variants: list[Variant]) -> dict[str, dict[str, str]]:
+    """Per variant: cold, one-edit and no-op figures for ``copies`` specs (runs interleaved)."""
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as tmp:
         tmp = Path(tmp)
-        specs = synthetic_specs(tmp, copies)
         base = {k: v for k, v in os.environ.items() if not k.startswith("OPGEN_")}
-        colds, maxrss, pss = [], [], []
+        specs = {v.label: synthetic_specs(tmp / f"v{i}", copies) for i, v in enumerate(variants)}
+        figures: dict[str, dict[str, list]] = {v.label: {} for v in variants}
+
+        def add(variant, name, value):
+            figures[variant.label].setdefault(name, []).append(value)
+
         for i in range(repeat):
-            env = {**base, "OPGEN_NO_CACHE": "1", "OPGEN_CACHE_DIR": str(tmp / f"cache-cold{i}")}
-            seconds, rss, tree = run_opgen(specs, tmp / f"cold{i}", env, sample=True)
-            colds.append(seconds)
-            maxrss.append(rss)
-            pss.append(tree)
-        env = {**base, "OPGEN_CACHE_DIR": str(tmp / "cache")}
-        out = tmp / "cold0"
-        noops = [run_opgen(specs, out, env)[0] for _ in range(max(repeat, 5))]
-        edits, described = [], []
-        for i in range(repeat):
-            edit_one_spec(specs, i, "summary")
-            edits.append(run_opgen(specs, out, env)[0])
-            edit_one_spec(specs, i, "description")
-            described.append(run_opgen(specs, out, env)[0])
-        cold = statistics.median(colds)
-        results["cold (s)"] = f"{cold:.2f}   [{', '.join(f'{s:.2f}' for s in colds)}]"
-        results["cold per op (ms)"] = f"{cold / copies * 1000:.2f}"
-        results["one-edit, summary (s)"] = f"{statistics.median(edits):.3f}   [{', '.join(f'{s:.3f}' for s in edits)}]"
-        results["one-edit, description (s)"] = (
-            f"{statistics.median(described):.3f}   [{', '.join(f'{s:.3f}' for s in described)}]"
-        )
-        results["no-op (s)"] = f"{statistics.median(noops):.3f}   [{', '.join(f'{s:.3f}' for s in noops)}]"
-        results["cold peak RSS, one process (MiB)"] = f"{max(maxrss) / 2**20:.0f}"
-        results["cold peak PSS, all processes (MiB)"] = f"{max(pss) / 2**20:.0f}"
+            for n, variant in enumerate(variants):
+                env = {**base, "OPGEN_NO_CACHE": "1", "OPGEN_CACHE_DIR": str(tmp / f"cache-cold{n}-{i}")}
+                wall, cpu, rss, pss = run_opgen(variant, specs[variant.label], tmp / f"cold{n}-{i}", env, sample=True)
+                add(variant, "cold", wall)
+                add(variant, "cold cpu", cpu)
+                add(variant, "rss", rss)
+                add(variant, "pss", pss)
+        for n, variant in enumerate(variants):
+            env = {**base, "OPGEN_CACHE_DIR": str(tmp / f"cache{n}")}
+            out, folder = tmp / f"cold{n}-0", specs[variant.label]
+            run_opgen(variant, folder, out, env)  # settle: warm caches, refresh recent stamps
+            for _ in range(max(repeat, 5)):
+                add(variant, "no-op", run_opgen(variant, folder, out, env)[0])
+            for i in range(repeat):
+                edit_one_spec(folder, i, "summary")
+                add(variant, "summary", run_opgen(variant, folder, out, env)[0])
+                edit_one_spec(folder, i, "description")
+                add(variant, "description", run_opgen(variant, folder, out, env)[0])
+        results = {}
+        for variant in variants:
+            f = figures[variant.label]
+            results[variant.label] = {
+                "cold (s)": _fmt(f["cold"], 2),
+                "cold CPU, all processes (s)": _fmt(f["cold cpu"], 2),
+                "cold CPU per op (ms)": f"{statistics.median(f['cold cpu']) / copies * 1000:.1f}",
+                "one-edit, summary (s)": _fmt(f["summary"], 3),
+                "one-edit, description (s)": _fmt(f["description"], 3),
+                "no-op (s)": _fmt(f["no-op"], 3),
+                "cold peak RSS, one process (MiB)": f"{max(f['rss']) / 2**20:.0f}",
+                "cold peak PSS, all processes (MiB)": f"{max(f['pss']) / 2**20:.0f}",
+            }
     return results
 
 
@@ -183,17 +227,33 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-validate", action="store_true")
+    parser.add_argument(
+        "--compare", metavar="REV", help="also run the generator of git revision REV, interleaved (before/after)"
+    )
     args = parser.parse_args()
     if not args.skip_validate:
         print("aclnn.validate median per call:")
         for op, us in bench_validate().items():
             print(f"  {op:40s} {us:8.1f} us")
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-rev-") as tmp:
+        variants = [Variant.current()]
+        if args.compare:
+            variants.insert(0, Variant.revision(args.compare, Path(tmp) / "rev"))
+        results = bench_generate(args.copies, args.repeat, variants)
     print(
-        f"opgen generate, {args.copies} specs (goals: cold < 3 s, one-edit < 0.3 s, no-op < 0.2 s, "
-        f"peak memory < 1 GiB):"
+        f"opgen generate, {args.copies} specs, median of {args.repeat} (goals: cold < 3 s, one-edit < 0.3 s, "
+        "no-op < 0.2 s, peak memory < 1 GiB):"
     )
-    for label, value in bench_generate(args.copies, args.repeat).items():
-        print(f"  {label:40s} {value}")
+    labels = list(results)
+    rows = list(results[labels[0]])
+    width = max(len(label) for label in labels) + 2
+    print(f"  {'':38s}" + "".join(f"{label:>{width}s}" for label in labels))
+    for row in rows:
+        print(f"  {row:38s}" + "".join(f"{results[label][row].split()[0]:>{width}s}" for label in labels))
+    print("  runs:")
+    for label in labels:
+        for row in rows:
+            print(f"    {label}: {row}: {results[label][row]}")
 
 
 if __name__ == "__main__":

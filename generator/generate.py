@@ -10,9 +10,8 @@ Ownership. The output folder holds ``.opgen-files``, the committed record of eve
 wrote there. Generate writes into a folder only if it is missing or empty, holds that record (or
 the ``.opgen-manifest.json`` of older versions), or holds nothing but files identical to what it
 is about to write (a checkout of its own output); any other folder is refused before anything is
-written. In its folder it replaces or deletes only files of the record, and refuses to overwrite
-a file it did not write unless the content is identical; other files are left alone (``--check``
-lists them as foreign).
+written. In its folder it writes its own paths and deletes only files of the record that no spec
+produces any more; other files are left alone (``--check`` lists them as foreign).
 
 Incremental runs. ``.opgen-state.json`` (local, git-ignored, sealed with a hash of its content)
 records, per op, the hash of its inputs (spec bytes, catalogue, templates, generator code and the
@@ -495,15 +494,18 @@ def _render_into(stage: Path, paths: list[tuple[str, str]], format_now: bool) ->
         if diags:
             continue  # keep loading to report every problem; rendering is wasted now
         raw: dict[str, str] = {}
-        hashes = _stage(stage, render_op(info, catalog, env, only), python, raw)
-        results[rel] = {"key": key, "files": hashes, "rows": op_rows(info, catalog), "raw": raw}
+        reused: list[str] = []
+        hashes = _stage(stage, render_op(info, catalog, env, only), python, raw, reused)
+        results[rel] = {"key": key, "files": hashes, "rows": op_rows(info, catalog), "raw": raw, "reused": reused}
     if format_now and not diags:
         _format_staged(stage, python, results.values())
         python = []
     return {"results": results, "diags": [tuple(d.__dict__.values()) for d in diags], "python": python}
 
 
-def _stage(stage: Path, files: dict[str, str], python: list[str], raw: dict[str, str]) -> dict[str, str | None]:
+def _stage(
+    stage: Path, files: dict[str, str], python: list[str], raw: dict[str, str], reused: list[str]
+) -> dict[str, str | None]:
     """Write ``files`` into ``stage``; return their content hashes (None for Python, known once
     ruff has formatted it). A Python file whose unformatted text is what produced the intact file
     on disk last time is not staged at all: formatting it again would give that file."""
@@ -519,6 +521,7 @@ def _stage(stage: Path, files: dict[str, str], python: list[str], raw: dict[str,
             raw[rel] = digest = fs.sha256(data)
             if rel in reuse and reuse[rel][0] == digest:
                 hashes[rel] = reuse[rel][1]
+                reused.append(rel)
                 continue
             python.append(rel)
             hashes[rel] = None
@@ -736,14 +739,14 @@ class _Run:
             loaded = _read_sealed(self.out / ROWS)
             store = loaded[0].get("rows", {}) if loaded else {}
             for rel in list(kept):
-                found = store.get(kept[rel]["rows"])
-                if found is not None and rows_hash(found) == kept[rel]["rows"]:
+                found = store.get(kept[rel]["rows"])  # the sealed file is as written: no need to rehash
+                if found is not None:
                     rows[rel] = found
                 else:
                     del kept[rel]
                     todo.append(rel)
         env = environment()
-        _WORKER.update(catalog=catalog, env=env, specs=self.specs, only=self.only, reuse=self._reusable())
+        _WORKER.update(catalog=catalog, env=env, specs=self.specs, only=self.only, reuse=self._reusable(todo))
         stage = Path(_mkstage(self.out))
         try:
             results, diags, python = _render_ops(stage, [(rel, keys[rel]) for rel in sorted(todo)])
@@ -763,8 +766,9 @@ class _Run:
             for domain in AGGREGATE_PARTS:
                 if domain not in aggregates and self.only in (None, domain):
                     raw: dict[str, str] = {}
-                    files = _stage(stage, render_aggregates(ordered, catalog, env, domain), python, raw)
-                    fresh_aggregates[domain] = {"files": files, "raw": raw}
+                    reused: list[str] = []
+                    files = _stage(stage, render_aggregates(ordered, catalog, env, domain), python, raw, reused)
+                    fresh_aggregates[domain] = {"files": files, "raw": raw, "reused": reused}
             if python:
                 _format_staged(stage, python, [*fresh_aggregates.values(), *results.values()])
             produced: dict[str, str] = {}
@@ -782,7 +786,9 @@ class _Run:
                 claim(result["files"], rel)
             for domain, agg in [*aggregates.items(), *fresh_aggregates.items()]:
                 claim(agg["files"], f"{AGGREGATE} {domain}")
-            changes, removed = self._commit(stage, owned, produced)
+            staged = {f for new in [*results.values(), *fresh_aggregates.values()] for f in new["files"]}
+            staged -= {f for new in [*results.values(), *fresh_aggregates.values()] for f in new["reused"]}
+            changes, removed = self._commit(stage, owned, produced, staged)
         finally:
             shutil.rmtree(stage, ignore_errors=True)
         if self.only is None:
@@ -795,7 +801,8 @@ class _Run:
                 files = {f: stamp(self.root + f, digest) for f, digest in agg["files"].items()}
                 key = _aggregate_key(generator_key, inputs, ops, domain)
                 aggregates[domain] = {"key": key, "files": files, "raw": agg["raw"]}
-            _write_sealed(self.out / ROWS, {"rows": {op["rows"]: rows[rel] for rel, op in ops.items()}})
+            if results or not kept:
+                _write_sealed(self.out / ROWS, {"rows": {op["rows"]: rows[rel] for rel, op in ops.items()}})
             self._save_state(generator_key, inputs, ops, aggregates)
         elapsed = time.perf_counter() - self.start
         print(
@@ -804,11 +811,13 @@ class _Run:
         )
         return 0
 
-    def _reusable(self) -> dict[str, tuple[str, str]]:
-        """Python outputs still on disk as formatted from a known unformatted text:
-        {path: (hash of the unformatted text, hash of the file)}."""
+    def _reusable(self, todo: list[str]) -> dict[str, tuple[str, str]]:
+        """Python outputs of the ops to render (and of the aggregates) still on disk as formatted
+        from a known unformatted text: {path: (hash of the unformatted text, hash of the file)}."""
         reuse = {}
-        entries = [*self.state.get("ops", {}).values(), *self.state.get("aggregate", {}).values()]
+        known_ops = self.state.get("ops", {})
+        entries = [known_ops[rel] for rel in todo if rel in known_ops]
+        entries += self.state.get("aggregate", {}).values()
         for entry in entries:
             for rel, raw in entry.get("raw", {}).items():
                 known = entry["files"].get(rel)
@@ -818,23 +827,22 @@ class _Run:
                         reuse[rel] = (raw, known[-1])
         return reuse
 
-    def _commit(self, stage: Path, owned: set[str] | None, produced: dict[str, str]) -> tuple[set[str], int]:
+    def _commit(
+        self, stage: Path, owned: set[str] | None, produced: dict[str, str], staged: set[str]
+    ) -> tuple[set[str], int]:
         """Move the staged files that differ from what is on disk into place, delete owned files
-        no longer produced, update the record. Refuses (changing nothing) to overwrite a file it
-        did not write."""
+        no longer produced, update the record. In a folder without record, refuses (changing
+        nothing) unless every file there is one it writes, with the same content."""
         from generator.writer import write_if_changed
 
         out, root = self.out, self.root
         changes, strangers = [], []
-        for rel in sorted(produced):
-            staged = stage / rel
-            if not staged.exists():
-                continue  # kept from an earlier run, verified intact
+        for rel in sorted(staged):
             current = fs.fingerprint(root + rel, None, 0)
             if current is not None and current[-1] == produced[rel]:
                 continue  # already there, byte for byte
-            if (owned is None or rel not in owned) and os.path.lexists(root + rel):
-                strangers.append(rel)  # a file generate did not write, at a path it writes
+            if owned is None and os.path.lexists(root + rel):
+                strangers.append(rel)  # no record, and a file that is not what generate would write
             self._check_parents(rel)
             changes.append(rel)
         if owned is None:
@@ -843,11 +851,6 @@ class _Run:
             if strangers:
                 raise self._foreign(strangers)
             owned = set()
-        elif strangers:
-            raise GenerateError(
-                f"{display_path(out)}: {_shown(strangers)} exist(s) but opgen generate did not write them "
-                "and will not overwrite them. Nothing was written: remove or rename them."
-            )
         for rel in changes:
             target = out / rel
             target.parent.mkdir(parents=True, exist_ok=True)

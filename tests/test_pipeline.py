@@ -116,20 +116,21 @@ def test_a_checkout_of_the_output_without_record_is_recognised(tmp_path, capsys)
     assert page.read_text() == "somebody's page\n"
 
 
-def test_a_file_generate_did_not_write_is_never_overwritten(tmp_path, capsys):
+def test_in_its_folder_generate_writes_its_paths_and_leaves_other_files(tmp_path, capsys):
     specs = small_specs(tmp_path)
     out = tmp_path / "out"
     assert generate(specs, out) == 0
     shutil.copy(REPO / "specs" / "max_pool3d_with_argmax_backward.yaml", specs)
-    squatter = out / "samples" / "max_pool3d_with_argmax_backward.cpp"
-    squatter.write_text("// my own sample\n")
-    before = snapshot(out)
-    assert generate(specs, out) == 1
-    err = capsys.readouterr().err
-    assert "samples/max_pool3d_with_argmax_backward.cpp" in err and "did not write" in err
-    assert snapshot(out) == before
-    squatter.unlink()
+    stale = out / "samples" / "max_pool3d_with_argmax_backward.cpp"  # e.g. left by a merge
+    stale.write_text("// an older sample\n")
+    mine = out / "samples" / "notes.txt"
+    mine.write_text("keep\n")
     assert generate(specs, out) == 0
+    assert stale.read_text() != "// an older sample\n"
+    assert "max_pool3d_with_argmax_backward.cpp" in (out / RECORD).read_text()
+    (specs / "max_pool3d_with_argmax_backward.yaml").unlink()
+    assert generate(specs, out) == 0
+    assert not stale.exists() and mine.read_text() == "keep\n"
 
 
 def test_hostile_record_entries_are_never_deleted(tmp_path, capsys):
