@@ -100,9 +100,11 @@ class Variant:
         self.label, self.cmd, self.cwd, self.env = label, cmd, cwd, env or {}
 
     @classmethod
-    def current(cls) -> Variant:
-        script = Path(sys.executable).parent / "opgen"
-        return cls("this tree", [str(script)] if script.exists() else [sys.executable, "-m", "generator.cli"])
+    def current(cls, folder: Path) -> Variant:
+        """A copy of this tree's generator and templates (editing the tree during a run changes nothing)."""
+        for name in ("generator", "templates"):
+            shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+        return cls("this tree", [sys.executable, "-m", "generator.cli"], cwd=folder, env={"PYTHONPATH": str(folder)})
 
     @classmethod
     def revision(cls, rev: str, folder: Path) -> Variant:
@@ -236,7 +238,7 @@ def main() -> None:
         for op, us in bench_validate().items():
             print(f"  {op:40s} {us:8.1f} us")
     with tempfile.TemporaryDirectory(prefix="opgen-bench-rev-") as tmp:
-        variants = [Variant.current()]
+        variants = [Variant.current(Path(tmp) / "current")]
         if args.compare:
             variants.insert(0, Variant.revision(args.compare, Path(tmp) / "rev"))
         results = bench_generate(args.copies, args.repeat, variants)

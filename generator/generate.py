@@ -367,11 +367,11 @@ def _parts(rows: dict) -> dict[str, str]:
 
 
 def _valid_rel(rel: str) -> bool:
-    """A clean relative path inside the folder, with no hidden or special part."""
-    if not rel or rel.startswith("/") or "\\" in rel or "\0" in rel:
+    """A clean relative path inside the folder: no empty, ``.`` or ``..`` part, nothing under a
+    ``.git`` folder, not one of generate's own bookkeeping names."""
+    if not rel or rel.startswith(("/", ".opgen")) or "\\" in rel or "\0" in rel:
         return False
-    parts = rel.split("/")
-    return all(part and not part.startswith(".") for part in parts)
+    return all(part not in ("", ".", "..", ".git") for part in rel.split("/"))
 
 
 def _read_record(out: Path) -> set[str] | None:
@@ -567,6 +567,12 @@ def _render_ops(stage: Path, todo: list[tuple[str, str]]) -> tuple[dict, list[Di
 
     jobs = _jobs(len(todo))
     if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # Import the emitters and compile every template once, here: the workers inherit them.
+        from generator.emit import cpp, docs, python  # noqa: F401
+
+        env = _WORKER["env"]
+        for name in env.list_templates(extensions=["j2"]):
+            env.get_template(name)
         chunks = [todo[i :: jobs * 2] for i in range(jobs * 2)]
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             parts = pool.map(_work, [(stage, chunk) for chunk in chunks if chunk], chunksize=1)
@@ -645,8 +651,8 @@ class _Run:
             present = _walk_out(self.out)
             if not present:
                 return set()
-            hidden = [rel for rel in present if not _valid_rel(rel)]
-            if hidden:
+            hidden = [rel for rel in present if rel.startswith(".") or not _valid_rel(rel)]
+            if hidden:  # e.g. .git: certainly not a folder generate wrote (it writes no such name)
                 raise self._foreign(hidden)
         return owned
 
