@@ -50,7 +50,7 @@ STAGING_PREFIX = ".opgen-tmp-"
 STAGING_MARK = ".opgen-staging"
 BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-STATE_FORMAT = "opgen-state-1"
+STATE_FORMAT = "opgen-state-2"
 RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
 DOMAINS = {
     None: ("",),
@@ -739,42 +739,40 @@ class _Run:
         catalog = load_catalog(self.specs)
         if not inputs.spec_rels:
             load_project(self.specs)  # raises: no op spec in the folder
-        # Rows of kept ops come from the rows file; an op whose rows are missing is rendered again.
-        rows: dict[str, dict] = {}
-        if kept:
-            loaded = _read_sealed(self.out / ROWS)
-            store = loaded[0].get("rows", {}) if loaded else {}
-            for rel in list(kept):
-                found = store.get(kept[rel]["rows"])  # the sealed file is as written: no need to rehash
-                if found is not None:
-                    rows[rel] = found
-                else:
-                    del kept[rel]
-                    todo.append(rel)
         env = environment()
         _WORKER.update(catalog=catalog, env=env, specs=self.specs, only=self.only, reuse=self._reusable(todo))
         stage = Path(_mkstage(self.out))
         try:
-            results, diags, python = _render_ops(stage, [(rel, keys[rel]) for rel in sorted(todo)])
-            if diags:
-                raise SpecError(diags)
+            results, python = self._render_ops(stage, keys, todo)
             ops = dict(kept)
             for rel, result in results.items():
-                rows[rel] = result["rows"]
-                digest = rows_hash(result["rows"])
-                ops[rel] = {"key": result["key"], "rows": digest, "parts": _parts(result["rows"]), "raw": result["raw"]}
-            ordered = [rows[rel] for rel in sorted(rows, key=lambda rel: rows[rel]["ident"]["name"])]
-            if _collisions(ordered):
+                ops[rel] = _op_entry(result)
+            if _collisions(sorted((op["ident"] for op in ops.values()), key=lambda ident: ident["name"])):
                 load_project(self.specs)  # reports the duplicates with their positions
                 raise GenerateError("two specs share a name, snake name or header")  # pragma: no cover
             aggregates = self._kept_aggregates(generator_key, inputs, ops) if self.only is None else {}
+            missing = [d for d in AGGREGATE_PARTS if d not in aggregates and self.only in (None, d)]
+            rows = {rel: result["rows"] for rel, result in results.items()}
+            store = None
+            if kept and any(AGGREGATE_PARTS[d] for d in missing):
+                # The aggregates need every op's rows: kept ops' come from the rows file; an op
+                # whose rows are lost is rendered again.
+                store = self._rows_store()
+                lost = sorted(rel for rel in kept if kept[rel]["rows"] not in store)
+                if lost:
+                    more, more_python = self._render_ops(stage, keys, lost)
+                    python += more_python
+                    for rel, result in more.items():
+                        del kept[rel]
+                        results[rel], rows[rel], ops[rel] = result, result["rows"], _op_entry(result)
+                rows.update({rel: store[op["rows"]] for rel, op in kept.items()})
+            ordered = [rows[rel] for rel in sorted(rows, key=lambda rel: rows[rel]["ident"]["name"])]
             fresh_aggregates = {}
-            for domain in AGGREGATE_PARTS:
-                if domain not in aggregates and self.only in (None, domain):
-                    raw: dict[str, str] = {}
-                    reused: list[str] = []
-                    files = _stage(stage, render_aggregates(ordered, catalog, env, domain), python, raw, reused)
-                    fresh_aggregates[domain] = {"files": files, "raw": raw, "reused": reused}
+            for domain in missing:
+                raw: dict[str, str] = {}
+                reused: list[str] = []
+                files = _stage(stage, render_aggregates(ordered, catalog, env, domain), python, raw, reused)
+                fresh_aggregates[domain] = {"files": files, "raw": raw, "reused": reused}
             if python:
                 _format_staged(stage, python, [*fresh_aggregates.values(), *results.values()])
             produced: dict[str, str] = {}
@@ -807,8 +805,12 @@ class _Run:
                 files = {f: stamp(self.root + f, digest) for f, digest in agg["files"].items()}
                 key = _aggregate_key(generator_key, inputs, ops, domain)
                 aggregates[domain] = {"key": key, "files": files, "raw": agg["raw"]}
-            if results or not kept:
-                _write_sealed(self.out / ROWS, {"rows": {op["rows"]: rows[rel] for rel, op in ops.items()}})
+            known = self.state.get("ops", {})
+            if any(known.get(rel, {}).get("rows") != ops[rel]["rows"] for rel in results):
+                store = self._rows_store() if store is None else store
+                store.update({ops[rel]["rows"]: found for rel, found in rows.items()})
+                current = {op["rows"]: store[op["rows"]] for op in ops.values() if op["rows"] in store}
+                _write_sealed(self.out / ROWS, {"rows": current})
             self._save_state(generator_key, inputs, ops, aggregates)
         elapsed = time.perf_counter() - self.start
         print(
@@ -816,6 +818,18 @@ class _Run:
             f"{len(changes)} written, {removed} removed, {elapsed:.2f} s"
         )
         return 0
+
+    def _render_ops(self, stage: Path, keys: dict[str, str], todo: list[str]) -> tuple[dict, list[str]]:
+        results, diags, python = _render_ops(stage, [(rel, keys[rel]) for rel in sorted(todo)])
+        if diags:
+            raise SpecError(diags)
+        return results, python
+
+    def _rows_store(self) -> dict[str, dict]:
+        """{rows hash: rows} from the sealed rows file (empty when it is missing or damaged)."""
+        loaded = _read_sealed(self.out / ROWS)
+        store = loaded[0].get("rows") if loaded else None
+        return store if isinstance(store, dict) else {}
 
     def _reusable(self, todo: list[str]) -> dict[str, tuple[str, str]]:
         """Python outputs of the ops to render (and of the aggregates) still on disk as formatted
@@ -922,10 +936,22 @@ def _aggregate_key(generator_key: str, inputs: _Inputs, ops: dict[str, dict], do
     return fs.sha256(f"{generator_key}\0{inputs.catalog_key}\0{domain}\0{parts}".encode())
 
 
-def _collisions(rows: list[dict]) -> bool:
+def _op_entry(result: dict) -> dict:
+    """The state entry of an op just rendered (its files are stamped after the commit)."""
+    rows = result["rows"]
+    return {
+        "key": result["key"],
+        "rows": rows_hash(rows),
+        "parts": _parts(rows),
+        "raw": result["raw"],
+        "ident": rows["ident"],
+    }
+
+
+def _collisions(idents: list[dict]) -> bool:
     seen = set()
-    for row in rows:
-        for attr, value in row["ident"].items():
+    for ident in idents:
+        for attr, value in ident.items():
             if (attr, value) in seen:
                 return True
             seen.add((attr, value))
