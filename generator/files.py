@@ -18,16 +18,21 @@ def spec_files(specs_dir: Path) -> list[Path]:
     named ``*.yaml`` is listed, whatever it is, so that a folder or a broken link with that name
     gets a located error instead of being skipped.
     """
+    return [specs_dir / rel for rel in spec_rels(specs_dir)]
+
+
+def spec_rels(specs_dir: Path) -> list[str]:
+    """``spec_files`` as sorted paths relative to ``specs_dir`` (``sub/x.yaml``)."""
+    top = os.fspath(specs_dir)
     found = []
-    for folder, dirs, names in os.walk(specs_dir):
-        here = Path(folder)
-        if here == specs_dir:
+    for folder, dirs, names in os.walk(top):
+        prefix = "" if folder == top else os.path.relpath(folder, top).replace(os.sep, "/") + "/"
+        if not prefix:
             dirs[:] = [d for d in dirs if d != "catalog"]
-        dirs.sort()
-        found += [here / n for n in names if n.endswith(".yaml")]
-        found += [here / d for d in dirs if d.endswith(".yaml")]
+        found += [prefix + n for n in names if n.endswith(".yaml")]
+        found += [prefix + d for d in dirs if d.endswith(".yaml")]
         dirs[:] = [d for d in dirs if not d.endswith(".yaml")]
-    return sorted(found)
+    return sorted(found, key=lambda rel: rel.split("/"))
 
 
 def catalog_files(specs_dir: Path) -> list[Path]:

@@ -307,8 +307,8 @@ class _Inputs:
         self.entries: dict[str, list] = {}
         self.problems: list[str] = []
         root = str(specs) + os.sep
-        self.spec_rels = [p.relative_to(specs).as_posix() for p in fs.spec_files(specs)]
-        catalog_rels = [p.relative_to(specs).as_posix() for p in fs.catalog_files(specs)]
+        self.spec_rels = fs.spec_rels(specs)
+        catalog_rels = [f"catalog/{p.name}" for p in fs.catalog_files(specs)]
         real_root = os.path.realpath(specs) + os.sep
         for rel in self.spec_rels + catalog_rels:
             path = root + rel
@@ -374,17 +374,19 @@ def _valid_rel(rel: str) -> bool:
     return all(part not in ("", ".", "..", ".git") for part in rel.split("/"))
 
 
-def _read_record(out: Path) -> set[str] | None:
-    """The files ``out``'s record says generate wrote (None when there is no record).
-
-    Git conflict markers are skipped, so a record merged with conflicts lists both sides.
-    """
+def _read_record(out: Path) -> str | None:
+    """The text of ``out``'s ownership record (None when there is none)."""
     try:
-        text = (out / RECORD).read_text(encoding="utf-8")
+        return (out / RECORD).read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise GenerateError(f"{display_path(out / RECORD)}: cannot read the ownership record ({exc})") from None
+
+
+def _parse_record(text: str) -> set[str]:
+    """The files a record says generate wrote. Git conflict markers are skipped, so a record
+    merged with conflicts lists both sides; paths that could leave the folder are ignored."""
     owned = set()
     for line in text.splitlines():
         line = line.strip()
@@ -642,9 +644,9 @@ class _Run:
 
     # -- ownership ---------------------------------------------------------------------------
 
-    def _owned(self) -> set[str] | None:
+    def _owned(self, record: str | None) -> set[str] | None:
         """The files generate owns here; None when it has no record and must recognise its files."""
-        owned = _read_record(self.out)
+        owned = _parse_record(record) if record is not None else None
         if owned is None:
             owned = _read_legacy_manifest(self.out)
         if owned is None:
@@ -666,7 +668,8 @@ class _Run:
     # -- main --------------------------------------------------------------------------------
 
     def _locked(self) -> int:
-        owned = self._owned()
+        record = _read_record(self.out)
+        owned = self._owned(record) if record is None else None  # a record is parsed when needed
         generator_key = _generator_key(self.only)
         loaded = _read_sealed(self.out / STATE) if self.only is None else None
         state, trust = loaded if loaded else ({}, 0)
@@ -689,15 +692,17 @@ class _Run:
         if inputs.problems or not inputs.spec_rels:
             todo, kept = list(inputs.spec_rels), {}  # the loader reports what is wrong, with locations
         aggregates = self._kept_aggregates(generator_key, inputs, kept) if not todo else {}
-        if len(aggregates) == len(AGGREGATE_PARTS) and owned is not None:
+        if len(aggregates) == len(AGGREGATE_PARTS) and record is not None:
             produced = {f: e[-1] for op in kept.values() for f, e in op["files"].items()}
             produced.update({f: e[-1] for agg in aggregates.values() for f, e in agg["files"].items()})
-            if self._settled(owned, produced):
+            if record == record_text(produced):  # owns exactly what is produced: nothing to delete
                 if self.changed_stamps:  # remember the new stamps: the next run hashes nothing
                     self._save_state(generator_key, inputs, kept, aggregates)
                 elapsed = time.perf_counter() - self.start
                 print(f"opgen generate: up to date ({len(kept)} op(s)), {elapsed:.2f} s")
                 return 0
+        if record is not None:
+            owned = self._owned(record)
         return self._render(owned, generator_key, inputs, keys, todo, kept)
 
     def _kept_aggregates(self, generator_key: str, inputs: _Inputs, ops: dict) -> dict[str, dict]:
@@ -723,15 +728,6 @@ class _Run:
                 self.changed_stamps = True
             fresh[rel] = entry
         return fresh
-
-    def _settled(self, owned: set[str], produced: dict[str, str]) -> bool:
-        """Nothing to delete and the record already lists exactly what is produced."""
-        if any(rel.startswith(self.domain) and rel not in produced for rel in owned):
-            return False
-        try:
-            return (self.out / RECORD).read_text(encoding="utf-8") == record_text(produced)
-        except (OSError, UnicodeDecodeError):
-            return False
 
     def _render(self, owned, generator_key, inputs, keys, todo, kept) -> int:
         from generator.loader import load_catalog, load_project
@@ -814,7 +810,7 @@ class _Run:
             self._save_state(generator_key, inputs, ops, aggregates)
         elapsed = time.perf_counter() - self.start
         print(
-            f"opgen generate: {len(rows)} op(s) ({len(results)} rendered), {len(produced)} file(s): "
+            f"opgen generate: {len(ops)} op(s) ({len(results)} rendered), {len(produced)} file(s): "
             f"{len(changes)} written, {removed} removed, {elapsed:.2f} s"
         )
         return 0
@@ -985,7 +981,8 @@ def _run_check(specs: Path, out: Path, only: str | None) -> int:
 
     def compare():
         present = set(_walk_out(out)) if out.is_dir() else set()
-        owned = (_read_record(out) or _read_legacy_manifest(out) or set()) if out.is_dir() else set()
+        record = _read_record(out) if out.is_dir() else None
+        owned = _parse_record(record) if record is not None else (_read_legacy_manifest(out) or set())
         for rel, text in sorted(files.items()):
             if rel not in present:
                 problems.append(("missing", rel))
