@@ -1,4 +1,4 @@
-"""The ``opgen`` command line: lint, schema, generate, docs, samples."""
+"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples, import-doc."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def cmd_lint(args) -> int:
     from generator.loader import load_project
 
     diags: list[Diagnostic] = []
-    count = 0
+    count = reviews = 0
     for path in args.paths:
         if not path.exists() and not path.is_symlink():
             diags.append(Diagnostic(str(path), 0, 0, "", "no such file or directory"))
@@ -58,15 +58,47 @@ def cmd_lint(args) -> int:
             diags += exc.diagnostics
             continue
         count += len(project.ops)
+        markers = _review_markers(project)
+        reviews += len(markers)
         if args.strict:
-            diags += _strict_diagnostics(project)
+            diags += _strict_diagnostics(project) + markers
     for d in sorted(set(diags)):
         print(d, file=sys.stderr)
     if diags:
         print(f"opgen lint: {len(set(diags))} problem(s)", file=sys.stderr)
         return 1
-    print(f"opgen lint: {count} spec(s) OK")
+    pending = f" ({reviews} review marker(s) left; 'opgen lint --strict' lists them)" if reviews else ""
+    print(f"opgen lint: {count} spec(s) OK{pending}")
     return 0
+
+
+def _review_markers(project) -> list[Diagnostic]:
+    """Every ``review:`` marker (left by import-doc / sync on what a person must curate), located."""
+    from pydantic import BaseModel
+
+    diags = []
+    for info in project.ops:
+        file = display_path(info.path)
+
+        def walk(value, path, info=info, file=file):
+            if isinstance(value, BaseModel):
+                marker = getattr(value, "review", None)
+                if isinstance(marker, str) and "review" in type(value).model_fields:
+                    line, col = info.located.locate(path + ("review",))
+                    dotted = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path + ("review",))
+                    diags.append(Diagnostic(file, line, col, dotted.replace(".[", "["), marker))
+                for name in type(value).model_fields:
+                    if name != "review":
+                        walk(getattr(value, name), path + (name,), info, file)
+            elif isinstance(value, (list, tuple)):
+                for i, item in enumerate(value):
+                    walk(item, path + (i,), info, file)
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    walk(item, path + (key,), info, file)
+
+        walk(info.spec, ())
+    return diags
 
 
 def _strict_diagnostics(project) -> list[Diagnostic]:
@@ -119,25 +151,29 @@ def cmd_docs(args) -> int:
     return cmd_generate(args, only="docs")
 
 
-def cmd_samples(args) -> int:
-    from generator.csamples import compile_samples
+def cmd_matrix(args) -> int:
+    """Print the support matrix (op x product x tensor -> dtypes the validators accept)."""
+    from generator.emit import matrix
+    from generator.generate import environment
+    from generator.loader import load_project
 
-    out = args.out
-    samples = sorted((out / "samples").glob("*.cpp"))
-    if not samples:
-        print(
-            f"opgen samples: no samples under {display_path(out / 'samples')}; run 'opgen generate' first",
-            file=sys.stderr,
-        )
-        return 1
-    results = compile_samples(samples, out)
-    failed = [r for r in results if not r.ok]
-    for r in results:
-        print(f"{'ok  ' if r.ok else 'FAIL'} {display_path(r.path)}")
-        if not r.ok:
-            print(r.output.rstrip(), file=sys.stderr)
-    print(f"opgen samples: {len(results) - len(failed)} compiled, {len(failed)} failed")
-    return 1 if failed else 0
+    project = load_project(args.specs)
+    table = matrix.build(project, environment())
+    text = matrix.as_json(project, table) if args.format == "json" else matrix.markdown(project, table)
+    sys.stdout.write(text)
+    return 0
+
+
+def cmd_import_doc(args) -> int:
+    from generator.docimport.command import run
+
+    return run(args, DEFAULT_SPECS)
+
+
+def cmd_samples(args) -> int:
+    from generator.csamples import command
+
+    return command(args.out, run=args.run, jobs=args.jobs, sanitize=args.sanitize)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +182,11 @@ def main(argv: list[str] | None = None) -> int:
 
     lint = sub.add_parser("lint", help="load and cross-check spec files")
     lint.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_SPECS])
-    lint.add_argument("--strict", action="store_true", help="also require English text for every prose field")
+    lint.add_argument(
+        "--strict",
+        action="store_true",
+        help="also require English text for every prose field and report every review marker",
+    )
     lint.set_defaults(func=cmd_lint)
 
     schema = sub.add_parser("schema", help="write the JSON Schema of the spec format")
@@ -164,8 +204,27 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("-v", "--verbose", action="store_true")
         p.set_defaults(func=func)
 
-    samples = sub.add_parser("samples", help="compile every generated C++ sample (syntax and semantics)")
+    matrix = sub.add_parser("matrix", help="print the support matrix (dtypes per op, product and tensor)")
+    matrix.add_argument("--specs", type=Path, default=DEFAULT_SPECS)
+    matrix.add_argument("--format", choices=("json", "md"), default="md")
+    matrix.set_defaults(func=cmd_matrix)
+
+    imp = sub.add_parser(
+        "import-doc", help="import aclnn docs (Markdown, English twins, old plain-text seeds) as specs"
+    )
+    imp.add_argument("docs", nargs="+", type=Path, metavar="DOC")
+    imp.add_argument("--out", type=Path, default=None, help="folder for the specs (default: specs/, never overwritten)")
+    imp.add_argument("--en", type=Path, action="append", metavar="DOC", help="English twin of a DOC (once per DOC)")
+    imp.add_argument("-q", "--quiet", action="store_true", help="print only errors and the coverage lines")
+    imp.set_defaults(func=cmd_import_doc)
+
+    samples = sub.add_parser("samples", help="compile every generated C++ sample; --run: build, run and check them")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    samples.add_argument(
+        "--run", action="store_true", help="link against the host runtime (or ASCEND_TOOLKIT_HOME) and run"
+    )
+    samples.add_argument("--sanitize", action="store_true", help="with --run: AddressSanitizer and UBSan builds")
+    samples.add_argument("-j", "--jobs", type=int, default=2, help="compilers and samples run at once")
     samples.set_defaults(func=cmd_samples)
 
     args = parser.parse_args(argv)

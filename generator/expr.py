@@ -11,13 +11,20 @@ Syntax is a small subset of Python expressions (parsed with :mod:`ast`, never ev
 * functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``pool_out(in, k, s, p, d, ceil)``;
 * quantifiers ``all(e for v in xs)``, ``any(...)``, ``sum(...)`` over a list or ``range(n)``.
 
-Every expression is converted into the typed node tree below; emitters walk that tree.
+Every expression is converted into the typed node tree below; emitters walk that tree, and
+:class:`Evaluator` computes it in process (lint: constant bounds, the example against its checks).
+Spec text is untrusted, so a rule is bounded (:data:`MAX_LENGTH`, :data:`MAX_NODES`,
+:data:`MAX_DEPTH`; literals fit int64 or are finite; quantifiers do not nest; ``range``/``expand``
+build at most :data:`MAX_ITEMS` items) and loop variables hide no other name.
 """
 
 from __future__ import annotations
 
 import ast
+import math
+import re
 from dataclasses import dataclass, field
+from functools import cache
 
 from generator.diagnostics import did_you_mean
 
@@ -199,20 +206,101 @@ class Scope:
 # Parsing + type checking
 
 
+# Size limits: a rule is a line of a spec, not a program. The longest rule of the current specs has
+# about 500 characters, 260 syntax nodes and a nesting depth of 18.
+MAX_LENGTH = 2000  # characters
+MAX_NODES = 1000  # Python syntax nodes
+MAX_DEPTH = 64  # nesting depth of the syntax tree
+MAX_ITEMS = 1 << 12  # items a rule may iterate over or build (range(), expand()); = rules.MAX_RULE_ITEMS
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+# C++ keywords (and alternative tokens): neither a parameter nor a loop variable may be one.
+CPP_KEYWORDS = frozenset(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+    char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
+    co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
+    extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq
+    nullptr operator or or_eq private protected public register reinterpret_cast requires return
+    short signed sizeof static static_assert static_cast struct switch template this thread_local
+    throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
+    xor xor_eq""".split()
+)
+# Loop variables may not take these names either: the C++ rendering uses them as lambda parameters
+# next to the opgen/std helpers (Python renames its locals itself, see PythonRenderer).
+CPP_RESERVED = CPP_KEYWORDS | frozenset(
+    """std opgen main int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t
+    INT64_C NULL aclTensor aclScalar aclIntArray aclBoolArray aclFloatArray aclDataType
+    aclFormat""".split()
+)
+_ASCII_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def parse(text: str, scope: Scope, expect: str | None = BOOL) -> Node:
     """Parse and type-check ``text``; raise ExprError with a column on any problem."""
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
-    if "\n" in text.strip():
+    text = text.strip()
+    if len(text.splitlines()) > 1:
         raise ExprError("an expression must be on one line")
+    if len(text) > MAX_LENGTH:
+        raise ExprError(f"expression is too long ({len(text)} characters; at most {MAX_LENGTH})")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
+        import keyword
+
+        for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", text):
+            if match.group() in scope.params and keyword.iskeyword(match.group()):
+                raise ExprError(
+                    f"parameter '{match.group()}' is a Python keyword and cannot appear in a rule", match.start()
+                ) from None
         raise ExprError(f"syntax error: {exc.msg}", max(0, (exc.offset or 1) - 1)) from None
+    except (RecursionError, MemoryError):
+        raise ExprError(f"expression is nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # e.g. a NUL character
+        raise ExprError(f"syntax error: {exc}") from None
+    _check_size(tree)
     node = _Builder(scope).build(tree.body)
     if expect is not None and not _assignable(node.type, expect):
         raise ExprError(f"expression has type {node.type}, expected {expect}", node.col)
+    _check_literals(node)
     return node
+
+
+def _check_size(tree: ast.AST) -> None:
+    """Bound the syntax tree (iteratively, so a hostile expression cannot exhaust the stack)."""
+    count, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > MAX_DEPTH:
+            col = getattr(node, "col_offset", 0)
+            raise ExprError(f"expression is nested too deeply (at most {MAX_DEPTH} levels)", col)
+        if count > MAX_NODES:
+            raise ExprError(f"expression is too large (more than {MAX_NODES} syntax nodes)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _check_literals(node: Node) -> None:
+    """Every number literal (after folding a unary minus) must fit int64 / be finite."""
+    for n in walk(node):
+        if isinstance(n, Const) and isinstance(n.value, float) and not math.isfinite(n.value):
+            raise ExprError("number literal is out of range (it would be infinite)", n.col)
+        if isinstance(n, Const) and type(n.value) is int and not INT64_MIN <= n.value <= INT64_MAX:
+            raise ExprError(f"integer literal {n.value} does not fit int64", n.col)
+
+
+def walk(node: Node):
+    """Every node of a (size-checked) tree, parents first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for value in vars(n).values():
+            if isinstance(value, Node):
+                stack.append(value)
+            elif isinstance(value, tuple):
+                stack.extend(item for item in value if isinstance(item, Node))
 
 
 def _assignable(actual: str, expected: str) -> bool:
@@ -428,6 +516,10 @@ class _Builder:
                 raise ExprError(f"{name}() argument {i + 1} must be {expected}, got {arg.type}", arg.col)
         if result == "num":
             result = FLOAT if any(a.type == FLOAT for a in args) else INT
+        if name == "expand":
+            count = constant(args[1])
+            if count is not None and count > MAX_ITEMS:
+                raise ExprError(f"expand() may build more than {MAX_ITEMS} items", args[1].col)
         return Call(name, args, type=result, col=col)
 
     def _quant(self, func: str, gen: ast.GeneratorExp, col: int) -> Node:
@@ -437,8 +529,10 @@ class _Builder:
         if comp.ifs or comp.is_async or not isinstance(comp.target, ast.Name):
             raise ExprError(f"{func}(): use the form '{func}(expr for name in list)'", col)
         var = comp.target.id
-        if var in self.scope.params or var in self.scope.variables:
-            raise ExprError(f"loop variable '{var}' shadows another name", col)
+        if self.scope.variables:
+            # One level only: nested loops multiply the work a validator may be asked to do.
+            raise ExprError(f"{func}(): quantifiers cannot be nested", col)
+        self._check_var(var, comp.target.col_offset)
         iterable = self._iterable(comp.iter)
         element = INT if isinstance(iterable, Range) else LISTS[iterable.type]
         inner = _Builder(self.scope.with_var(var, element))
@@ -449,14 +543,46 @@ class _Builder:
         self._expect(elt, BOOL, f"{func}() element")
         return Quant(func, elt, var, iterable, type=BOOL, col=col)
 
+    def _check_var(self, var: str, col: int) -> None:
+        """A loop variable must be a fresh ASCII name that hides nothing and every target accepts."""
+        scope = self.scope
+        if not _ASCII_NAME.match(var):
+            raise ExprError(f"loop variable '{var}' must be an ASCII name", col)
+        what = None
+        if var in scope.params:
+            what = "a parameter"
+        elif var in scope.variables:
+            what = "an enclosing loop variable"
+        elif var in scope.dtypes or var in scope.formats or var in CONSTANTS:
+            what = "a dtype, format or constant name"
+        elif var in ("product", "true", "false"):
+            what = "a name of the rule language"
+        elif var in FUNCTIONS or var in ("all", "any", "sum", "range"):
+            what = "a function of the rule language"
+        elif var in CPP_RESERVED:
+            what = "a C++ keyword or a name the C++ checks use"
+        if what is not None:
+            raise ExprError(f"loop variable '{var}' shadows {what}; choose another name", col)
+
     def _iterable(self, n: ast.AST) -> Node:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range":
+            if n.keywords:
+                raise ExprError("range(): keyword arguments are not supported", n.col_offset)
             args = [self._int(a) for a in n.args]
             if len(args) == 1:
-                return Range(Const(0, type=INT), args[0], type="range", col=n.col_offset)
-            if len(args) == 2:
-                return Range(args[0], args[1], type="range", col=n.col_offset)
-            raise ExprError("range() takes one or two arguments", n.col_offset)
+                node = Range(Const(0, type=INT), args[0], type="range", col=n.col_offset)
+            elif len(args) == 2:
+                node = Range(args[0], args[1], type="range", col=n.col_offset)
+            else:
+                raise ExprError("range() takes one or two arguments", n.col_offset)
+            lo, hi = constant(node.start), constant(node.stop)
+            if (hi is not None and (hi - (lo if lo is not None else 0) > MAX_ITEMS)) or (
+                lo is not None and hi is None and lo < -MAX_ITEMS
+            ):
+                raise ExprError(
+                    f"range() may span more than {MAX_ITEMS} items; rules iterate over short lists", n.col_offset
+                )
+            return node
         node = self.build(n)
         if node.type not in LISTS:
             raise ExprError(f"cannot iterate over a value of type {node.type}", node.col)
@@ -511,8 +637,13 @@ class PythonRenderer:
     functions come from the runtime module imported as ``rt``.
     """
 
-    def __init__(self, names: dict[str, str], runtime: str = "rt"):
-        self.names, self.rt = names, runtime
+    def __init__(self, names: dict[str, str], runtime: str = "rt", taken=frozenset(), shadowed=frozenset()):
+        self.names, self.rt, self.shadowed = names, runtime, frozenset(shadowed)
+        # Loop variables are renamed (a trailing "_" at a time) away from every name the
+        # surrounding code may use: parameter locals, the runtime module, ``taken``, builtins and
+        # keywords, and the variables of enclosing quantifiers.
+        self.taken = set(taken) | set(names.values()) | {runtime, "product"}
+        self.vars: dict[str, str] = {}
 
     def render(self, n: Node, parent: int = 0) -> str:
         return getattr(self, "r_" + type(n).__name__)(n, parent)
@@ -526,7 +657,9 @@ class PythonRenderer:
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
             return self.names[n.id]
-        return "product" if n.kind == "product" else n.id
+        if n.kind == "var":
+            return self.vars.get(n.id, n.id)
+        return "product"
 
     def r_Attr(self, n: Attr, parent: int) -> str:
         return f"{self.render(n.obj, 9)}.{n.attr}"
@@ -568,16 +701,71 @@ class PythonRenderer:
 
     def r_Call(self, n: Call, parent: int) -> str:
         args = ", ".join(self.render(a) for a in n.args)
-        builtin = {"len", "abs", "min", "max", "all", "any", "sum"}
-        return f"{n.func}({args})" if n.func in builtin else f"{self.rt}.{n.func}({args})"
+        if n.func in ("len", "abs", "min", "max", "all", "any", "sum"):
+            return f"{self._builtin(n.func)}({args})"
+        return f"{self.rt}.{n.func}({args})"
+
+    def _builtin(self, name: str) -> str:
+        """A builtin, through the ``builtins`` module where the module hides it (``shadowed``)."""
+        return f"builtins.{name}" if name in self.shadowed else name
 
     def r_Range(self, n: Range, parent: int) -> str:
-        if isinstance(n.start, Const) and n.start.value == 0:
-            return f"range({self.render(n.stop)})"
-        return f"range({self.render(n.start)}, {self.render(n.stop)})"
+        if is_small(n.start) and is_small(n.stop):
+            return _range_text(self, n)
+        # A bound read from the arguments (say a shape entry): the runtime refuses a long range.
+        return f"{self.rt}.bounded_range({self.render(n.start)}, {self.render(n.stop)})"
 
     def r_Quant(self, n: Quant, parent: int) -> str:
-        return f"{n.func}({self.render(n.elt)} for {n.var} in {self.render(n.iterable)})"
+        iterable = self.render(n.iterable)
+        var = _fresh(n.var, self.taken | set(self.vars.values()))
+        outer = self.vars.get(n.var)
+        self.vars[n.var] = var
+        try:
+            elt = self.render(n.elt)
+        finally:
+            if outer is None:
+                del self.vars[n.var]
+            else:
+                self.vars[n.var] = outer
+        return f"{self._builtin(n.func)}({elt} for {var} in {iterable})"
+
+
+def _range_text(renderer: PythonRenderer, n: Range) -> str:
+    name = renderer._builtin("range")
+    if isinstance(n.start, Const) and n.start.value == 0:
+        return f"{name}({renderer.render(n.stop)})"
+    return f"{name}({renderer.render(n.start)}, {renderer.render(n.stop)})"
+
+
+def is_small(n: Node) -> bool:
+    """True when an int expression is bounded by the size of the arguments or by a small constant
+    (a length, a rank, a literal up to MAX_ITEMS; min, max, if, + and - of such): a range up to it
+    costs no more than the arguments themselves, so it needs no run-time bound."""
+    if isinstance(n, Const):
+        return isinstance(n.value, int) and abs(n.value) <= MAX_ITEMS
+    if isinstance(n, Call) and n.func == "len":
+        return True
+    if isinstance(n, Attr) and n.attr == "rank":
+        return True
+    if isinstance(n, Call) and n.func in ("min", "max"):
+        return all(is_small(a) for a in n.args)
+    if isinstance(n, IfExp):
+        return is_small(n.body) and is_small(n.orelse)
+    if isinstance(n, Binary) and n.op in ("+", "-"):
+        return is_small(n.left) and is_small(n.right)
+    if isinstance(n, Unary) and n.op == "-":
+        return is_small(n.operand)
+    return False
+
+
+def _fresh(name: str, taken) -> str:
+    """``name`` or ``name_``, ``name__``, ... avoiding ``taken``, Python keywords and builtins."""
+    import builtins
+    import keyword
+
+    while name in taken or keyword.iskeyword(name) or hasattr(builtins, name):
+        name += "_"
+    return name
 
 
 def _wrap(text: str, prec: int, parent: int) -> str:
@@ -585,32 +773,51 @@ def _wrap(text: str, prec: int, parent: int) -> str:
 
 
 class CRenderer(PythonRenderer):
-    """Render as a C++17 expression over the aclnn handles, using helpers from ``opgen/checks.h``.
+    """Render as a C++17 expression for the host runtime's CheckParams units (``opgen/checks.h``).
 
-    Parameters keep their C names; ``opgen::`` helpers read shapes, dtypes and array values;
-    dtype and format names become ``opgen::dtype::X`` / ``opgen::format::X`` (``opgen/catalog.h``).
+    The result has the semantics of the Python rendering: integer arithmetic is checked (``opgen::Add``,
+    ``Sub``, ``Mul``, ``Neg`` throw instead of overflowing), ``//`` and ``%`` floor, ``/`` divides as
+    floats, indices may be negative, and every error Python raises while evaluating (index out of range,
+    division by zero, no promotion) is an ``opgen::EvaluationError`` with Python's message.
+    ``names`` maps parameters to their C++ names (default: the doc names); loop variables become
+    ``<var_prefix><name>``. Dtype and format names are data (``opgen::DtypeNamed("FLOAT16")``): no
+    catalogue text becomes an identifier.
     """
 
-    def __init__(self, param_types: dict[str, str]):
-        super().__init__({p: p for p in param_types})
-        self.param_types = param_types
+    def __init__(self, param_types: dict[str, str], names: dict[str, str] | None = None, var_prefix: str = "q_"):
+        super().__init__(dict(names) if names is not None else {p: p for p in param_types})
+        self.param_types, self.var_prefix = param_types, var_prefix
 
     def r_Const(self, n: Const, parent: int) -> str:
         if isinstance(n.value, bool):
             return "true" if n.value else "false"
         if isinstance(n.value, int):
+            if not -(2**63) <= n.value < 2**63:
+                raise ValueError(f"the integer {n.value} does not fit int64_t")
+            if n.value == -(2**63):
+                return "(-INT64_C(9223372036854775807) - 1)"
             return f"INT64_C({n.value})" if abs(n.value) > 2**31 - 1 else str(n.value)
-        return repr(float(n.value))
+        value = float(n.value)
+        if value != value:
+            return "std::numeric_limits<double>::quiet_NaN()"
+        if value in (float("inf"), float("-inf")):
+            return ("" if value > 0 else "-") + "std::numeric_limits<double>::infinity()"
+        return repr(value)
 
     def r_Symbol(self, n: Symbol, parent: int) -> str:
+        from generator.escape.cpp import string_literal
+
         if n.kind == "const":
-            return "INT32_MAX" if n.name == "INT32_MAX" else "INT64_MAX"
-        return f"opgen::{n.kind}::{n.name}"
+            return {"INT32_MAX": "INT32_MAX", "INT64_MAX": "INT64_MAX"}[n.name]
+        return f"opgen::{'DtypeNamed' if n.kind == 'dtype' else 'FormatNamed'}({string_literal(n.name)})"
 
     def r_Name(self, n: Name, parent: int) -> str:
         if n.kind == "param":
-            return {INTS: f"opgen::Ints({n.id})", BOOLS: f"opgen::Bools({n.id})"}.get(n.type, n.id)
-        return "opgen::CurrentProduct()" if n.kind == "product" else n.id
+            name = self.names.get(n.id, n.id)
+            return {INTS: f"opgen::Ints({name})", BOOLS: f"opgen::Bools({name})", FLOATS: f"opgen::Floats({name})"}.get(
+                n.type, name
+            )
+        return "opgen::CurrentProduct()" if n.kind == "product" else self.var_prefix + n.id
 
     def r_Attr(self, n: Attr, parent: int) -> str:
         accessor = {
@@ -635,18 +842,22 @@ class CRenderer(PythonRenderer):
     def r_Unary(self, n: Unary, parent: int) -> str:
         if n.op == "not":
             return _wrap(f"!{self.render(n.operand, 7)}", 7, parent)
-        return _wrap(f"-{self.render(n.operand, 7)}", 7, parent)
+        if n.type == FLOAT:
+            return _wrap(f"-{self.render(n.operand, 7)}", 7, parent)
+        return f"opgen::Neg({self.render(n.operand)})"
 
     def r_Binary(self, n: Binary, parent: int) -> str:
-        if n.op == "//":
-            return f"opgen::FloorDiv({self.render(n.left)}, {self.render(n.right)})"
-        if n.op == "%":
-            return f"opgen::FloorMod({self.render(n.left)}, {self.render(n.right)})"
-        if n.op == "/":
-            return f"(static_cast<double>({self.render(n.left)}) / {self.render(n.right, 7)})"
+        left, right = self.render(n.left), self.render(n.right)
         if n.op == "+" and n.type in LISTS:
-            return f"opgen::Concat({self.render(n.left)}, {self.render(n.right)})"
-        return super().r_Binary(n, parent)
+            return f"opgen::Concat({left}, {right})"
+        helper = {"//": "FloorDiv", "%": "FloorMod", "/": "TrueDiv"}.get(n.op)
+        if helper is None and n.type != FLOAT:
+            helper = {"+": "Add", "-": "Sub", "*": "Mul"}[n.op]
+        if helper is not None:
+            return f"opgen::{helper}({left}, {right})"
+        prec = _PREC[n.op]
+        text = f"{self.render(n.left, prec)} {n.op} {self.render(n.right, prec + 1)}"
+        return _wrap(text, prec, parent)
 
     def r_Compare(self, n: Compare, parent: int) -> str:
         terms = []
@@ -654,6 +865,9 @@ class CRenderer(PythonRenderer):
             if op in ("in", "not in"):
                 term = f"opgen::Contains({self.render(right)}, {self.render(left)})"
                 terms.append(f"!{term}" if op == "not in" else term)
+            elif op in ("==", "!=") and left.type in LISTS and right.type in LISTS:
+                term = f"opgen::ListEq({self.render(left)}, {self.render(right)})"
+                terms.append(f"!{term}" if op == "!=" else term)
             else:
                 terms.append(f"{self.render(left, 5)} {op} {self.render(right, 5)}")
         text = " && ".join(terms)
@@ -668,12 +882,9 @@ class CRenderer(PythonRenderer):
         return f"({self.render(n.test, 1)} ? {self.render(n.body, 1)} : {self.render(n.orelse, 1)})"
 
     def r_ListLit(self, n: ListLit, parent: int) -> str:
-        element = {INTS: "int64_t", BOOLS: "bool", FLOATS: "double"}.get(n.type, "int64_t")
-        if n.type == "dtype[]":
-            element = "aclDataType"
-        elif n.type == "format[]":
-            element = "aclFormat"
-        return f"std::vector<{element}>{{{', '.join(self.render(i) for i in n.items)}}}"
+        element = {INTS: "int64_t", BOOLS: "bool", FLOATS: "double", "dtype[]": "aclDataType", "format[]": "aclFormat"}
+        items = ", ".join(self.render(i) for i in n.items)
+        return f"std::vector<{element.get(n.type, 'std::string')}>{{{items}}}"
 
     def r_Call(self, n: Call, parent: int) -> str:
         args = ", ".join(self.render(a) for a in n.args)
@@ -684,11 +895,9 @@ class CRenderer(PythonRenderer):
         return f"opgen::Range({self.render(n.start)}, {self.render(n.stop)})"
 
     def r_Quant(self, n: Quant, parent: int) -> str:
-        element = "int64_t" if n.iterable.type in ("range", INTS) else "bool"
+        element = {"range": "int64_t", INTS: "int64_t", BOOLS: "bool", FLOATS: "double"}[n.iterable.type]
         func = {"all": "All", "any": "Any", "sum": "Sum"}[n.func]
-        lam = f"[&](int64_t {n.var}) {{ return {self.render(n.elt)}; }}"
-        if element == "bool":
-            lam = f"[&](bool {n.var}) {{ return {self.render(n.elt)}; }}"
+        lam = f"[&]({element} {self.var_prefix}{n.var}) {{ return {self.render(n.elt)}; }}"
         return f"opgen::{func}({self.render(n.iterable)}, {lam})"
 
 
@@ -713,17 +922,202 @@ class DocRenderer(PythonRenderer):
     def r_Call(self, n: Call, parent: int) -> str:
         return f"{n.func}({', '.join(self.render(a) for a in n.args)})"
 
+    def r_Range(self, n: Range, parent: int) -> str:
+        return _range_text(self, n)
+
     def r_Quant(self, n: Quant, parent: int) -> str:
         return f"{n.func}({self.render(n.elt)} for {n.var} in {self.render(n.iterable)})"
 
 
-def to_python(node: Node, names: dict[str, str], runtime: str = "rt") -> str:
-    return PythonRenderer(names, runtime).render(node)
+def to_python(node: Node, names: dict[str, str], runtime: str = "rt", taken=frozenset(), shadowed=frozenset()) -> str:
+    """Python source of ``node``: parameters as ``names[param]``, helpers as ``runtime.f``; loop
+    variables renamed away from ``taken`` (and every other name in reach); builtins in ``shadowed``
+    reached as ``builtins.<name>``."""
+    return PythonRenderer(names, runtime, taken, shadowed).render(node)
 
 
-def to_c(node: Node, param_types: dict[str, str]) -> str:
-    return CRenderer(param_types).render(node)
+def to_c(node: Node, param_types: dict[str, str], names: dict[str, str] | None = None) -> str:
+    return CRenderer(param_types, names).render(node)
 
 
 def to_doc(node: Node) -> str:
     return DocRenderer().render(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation (lint: constant folding, and the spec's example against its own checks)
+
+
+class NotConstant(Exception):
+    """Raised by :func:`constant` machinery when an expression reads an argument."""
+
+
+class Evaluator:
+    """Evaluate a checked node on concrete values, with the generated Python validator's semantics.
+
+    ``params`` maps parameter names to what the validator sees after normalisation: objects with
+    the tensor attributes (``shape`` tuple, ``rank``, ``dtype`` and ``format`` names, ``numel``,
+    ``empty``) or scalar attributes (``value``, ``dtype``), tuples for arrays, plain values, None.
+    ``params=None`` folds constants (a parameter or ``product`` raises :class:`NotConstant`).
+    Errors are those the validator would meet (``generator.runtime.errors.EVALUATION_ERRORS``).
+    """
+
+    def __init__(self, params: dict | None = None, product: str | None = None, private=frozenset()):
+        self.params, self.product, self.private = params, product, frozenset(private)
+        self.vars: dict[str, object] = {}
+
+    def eval(self, n: Node):
+        return getattr(self, "e_" + type(n).__name__)(n)
+
+    def e_Const(self, n: Const):
+        return n.value
+
+    def e_Symbol(self, n: Symbol):
+        return CONSTANTS[n.name] if n.kind == "const" else n.name
+
+    def e_Name(self, n: Name):
+        if n.kind == "var":
+            return self.vars[n.id]
+        if self.params is None:
+            raise NotConstant(n.id)
+        return self.params[n.id] if n.kind == "param" else self.product
+
+    def e_Attr(self, n: Attr):
+        return getattr(self.eval(n.obj), n.attr)
+
+    def e_Index(self, n: Index):
+        return self.eval(n.obj)[self.eval(n.index)]
+
+    def e_Slice(self, n: Slice):
+        lower = self.eval(n.lower) if n.lower else None
+        upper = self.eval(n.upper) if n.upper else None
+        return self.eval(n.obj)[lower:upper]
+
+    def e_Unary(self, n: Unary):
+        value = self.eval(n.operand)
+        return (not value) if n.op == "not" else -value
+
+    def e_Binary(self, n: Binary):
+        a, b = self.eval(n.left), self.eval(n.right)
+        op = n.op
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a / b
+        if op == "//":
+            return a // b
+        return a % b
+
+    def e_Compare(self, n: Compare):
+        left = self.eval(n.operands[0])
+        for op, right_node in zip(n.ops, n.operands[1:]):
+            right = self.eval(right_node)
+            ok = {
+                "==": lambda a, b: a == b,
+                "!=": lambda a, b: a != b,
+                "<": lambda a, b: a < b,
+                "<=": lambda a, b: a <= b,
+                ">": lambda a, b: a > b,
+                ">=": lambda a, b: a >= b,
+                "in": lambda a, b: a in b,
+                "not in": lambda a, b: a not in b,
+            }[op](left, right)
+            if not ok:
+                return False
+            left = right
+        return True
+
+    def e_BoolOp(self, n: BoolOp):
+        if n.op == "and":
+            result = True
+            for v in n.values:
+                result = self.eval(v)
+                if not result:
+                    return result
+            return result
+        result = False
+        for v in n.values:
+            result = self.eval(v)
+            if result:
+                return result
+        return result
+
+    def e_IfExp(self, n: IfExp):
+        return self.eval(n.body) if self.eval(n.test) else self.eval(n.orelse)
+
+    def e_ListLit(self, n: ListLit):
+        return tuple(self.eval(i) for i in n.items)
+
+    def e_Call(self, n: Call):
+        args = [self.eval(a) for a in n.args]
+        builtin = {"len": len, "abs": abs, "min": min, "max": max, "all": all, "any": any, "sum": sum}
+        if n.func in builtin:
+            return builtin[n.func](*args)
+        if n.func == "is_private":
+            return args[0] in self.private
+        return getattr(rules_module(), n.func)(*args)
+
+    def e_Range(self, n: Range):
+        start, stop = self.eval(n.start), self.eval(n.stop)
+        if not (is_small(n.start) and is_small(n.stop)) and stop - start > MAX_ITEMS:
+            raise ValueError(f"a rule may not iterate over more than {MAX_ITEMS} items")
+        return range(start, stop)
+
+    def e_Quant(self, n: Quant):
+        items = self.eval(n.iterable)
+        outer = self.vars.get(n.var, _UNSET)
+
+        def values():
+            for item in items:
+                self.vars[n.var] = item
+                yield self.eval(n.elt)
+
+        try:
+            return {"all": all, "any": any, "sum": sum}[n.func](values())
+        finally:
+            if outer is _UNSET:
+                self.vars.pop(n.var, None)
+            else:
+                self.vars[n.var] = outer
+
+
+_UNSET = object()
+
+
+@cache
+def rules_module():
+    """``generator/runtime/rules.py``, the functions validators call, without importing the runtime
+    package (NumPy and the backends): lint stays light. The functions are pure, so a private copy
+    of the module behaves exactly like the one validators use."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    loaded = sys.modules.get("generator.runtime.rules")
+    if loaded is not None:
+        return loaded
+    path = Path(__file__).resolve().parent / "runtime" / "rules.py"
+    spec = importlib.util.spec_from_file_location("_opgen_lint_rules", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def evaluate(node: Node, params: dict, product: str, private=frozenset()):
+    """The value of ``node`` for these (normalised) arguments; see :class:`Evaluator`."""
+    return Evaluator(params, product, private).eval(node)
+
+
+def constant(node: Node):
+    """The value of an int expression that reads no argument, or None (not constant, or fails)."""
+    try:
+        value = Evaluator().eval(node)
+    except NotConstant:
+        return None
+    except (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None

@@ -2,9 +2,12 @@
 deleting nothing it did not write.
 
 Rendering is split in two: each op's own files (``render_op``: its Python module and JSON model,
-C++ header and sample, zh/en pages) depend only on its spec, the catalogue and the generator; the
-aggregate files (``render_aggregates``: package ``__init__``, index, support matrix, catalogue
-JSON and header, schemas) are rendered from small per-op rows (``op_rows``).
+host-runtime unit, C++ samples, zh/en user and maintainers' pages and their site versions) depend
+only on its spec, the catalogue, the generator and which of the operator names its pages mention
+are ops of the project; the aggregate units (``render_unit``: package ``__init__``, each shared
+header, the sample index, docs index, support matrix, files of the catalogue or the generator
+alone) are rendered from small per-op rows (``render_op`` returns them). ``render_all`` renders
+everything this way in one process: the reference every incremental run must reproduce.
 
 Ownership. The output folder holds ``.opgen-files``, the committed record of every file generate
 wrote there. Generate writes into a folder only if it is missing or empty, holds that record (or
@@ -15,10 +18,12 @@ produces any more; other files are left alone (``--check`` lists them as foreign
 
 Incremental runs. ``.opgen-state.json`` (local, git-ignored, sealed with a hash of its content)
 records, per op, the hash of its inputs (spec bytes, catalogue, templates, generator code and the
-versions of the libraries that shape the output) and the files it produced with their content
-hashes and stat stamps. A rerun re-renders only ops whose inputs or outputs changed, plus the
-aggregates when a row changed; an up-to-date run reads no YAML and imports neither pydantic nor
-Jinja. A damaged or hand-edited state is ignored (everything is rendered and compared).
+versions of the libraries that shape the output), the operator names its pages mention (and which
+were ops) and the files it produced with their content hashes and stat stamps; per aggregate unit,
+the hash of the rows it reads. A rerun re-renders only ops whose inputs or outputs changed or whose
+pages mention an op that came or went, plus the units whose rows changed; an up-to-date run reads
+no YAML and imports neither pydantic nor Jinja. A damaged or hand-edited state is ignored
+(everything is rendered and compared).
 
 Writes. Files are rendered into a staging folder inside the output folder and moved into place
 (one atomic rename each) only when every spec loaded and rendered without error; a run that fails
@@ -50,7 +55,7 @@ STAGING_PREFIX = ".opgen-tmp-"
 STAGING_MARK = ".opgen-staging"
 BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-STATE_FORMAT = "opgen-state-2"
+STATE_FORMAT = "opgen-state-3"
 RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
 DOMAINS = {
     None: ("",),
@@ -59,8 +64,6 @@ DOMAINS = {
     "cpp": ("aclnnop/", "samples/", "include/"),
 }
 AGGREGATE = "<aggregate>"
-# Aggregate files by domain, and the parts of the op rows each domain's files are rendered from.
-AGGREGATE_PARTS = {"python": ("python",), "cpp": (), "docs": ("index", "matrix")}
 MIN_OPS_PER_JOB = 12
 
 
@@ -72,37 +75,20 @@ class GenerateError(Exception):
 # Jinja environment and literal helpers
 
 
-def pyrepr(value) -> str:
-    """A Python literal in ruff's preferred style (double quotes)."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return pytuple(value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
-
-
-def pytuple(values) -> str:
-    items = [pyrepr(v) for v in values]
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return "(" + ", ".join(items) + ")"
-
-
 _DICT_ATTRS = frozenset(dir(dict))
 
 
 def environment():
     """The Jinja environment of every template (strict undefined, no autoescape: emitters escape).
 
-    Two exact shortcuts: ``x.key`` on a plain dict reads the item directly (Jinja tries the
-    attribute first, which fails for every key that is not a dict method: same result), and
-    ``wordwrap`` skips textwrap for lines that already fit.
+    One exact shortcut: ``x.key`` on a plain dict reads the item directly (Jinja tries the
+    attribute first, which fails for every key that is not a dict method: same result).
     """
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_environment
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    from generator.escape.cpp import comment as cpp_comment
+    from generator.escape.cpp import string_literal as cpp_string
+    from generator.escape.python import FILTERS
 
     class _Environment(Environment):
         def getattr(self, obj, attribute):
@@ -121,105 +107,151 @@ def environment():
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.filters["pyrepr"] = pyrepr
-    env.filters["pytuple"] = pytuple
-    env.filters["wordwrap"] = pass_environment(_wordwrap)
+    env.filters.update(FILTERS)
+    env.filters.update(cpp_comment=cpp_comment, cpp_string=cpp_string)
     return env
-
-
-def _wordwrap(environment, s, width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True):
-    """Jinja's ``wordwrap`` filter, same output; a line that fits is kept as is without textwrap
-    (textwrap keeps such a line unless it ends in whitespace, which it drops)."""
-    import textwrap
-
-    if wrapstring is None:
-        wrapstring = environment.newline_sequence
-    out = []
-    for line in s.splitlines():
-        if line and len(line) <= width and not line[-1].isspace():
-            out.append(line)
-            continue
-        out.append(
-            wrapstring.join(
-                textwrap.wrap(
-                    line,
-                    width=width,
-                    expand_tabs=False,
-                    replace_whitespace=False,
-                    break_long_words=break_long_words,
-                    break_on_hyphens=break_on_hyphens,
-                )
-            )
-        )
-    return wrapstring.join(out)
 
 
 # ---------------------------------------------------------------------------------------------
 # Rendering: one op, the aggregates, everything
 
 
-def render_op(info, catalog, env, only: str | None = None) -> dict[str, str]:
-    """One op's own files (relative path -> text; Python not yet formatted)."""
-    from generator.emit import cpp, docs
+LANGS = ("en", "zh")  # the samples' languages (the C++ emitter's order)
+
+
+def render_op(info, catalog, env, names, only: str | None = None) -> tuple[dict[str, str], dict, set[str]]:
+    """One op's own files (relative path -> text; Python not yet formatted), its rows (what the
+    aggregate files need from it, plain JSON data) and the operator names its pages could link.
+
+    ``names`` are the operator names of the project: a page links the ones it mentions, so the
+    result depends on ``names`` only through ``mentions & names``. The support matrix row runs the
+    op's validator: the catalogue must be installed in the runtime (``matrix.catalog_installed``).
+    """
+    from generator.emit import cpp, docs, matrix
     from generator.emit import python as py
-
-    snake = info.spec.snake
-    out: dict[str, str] = {}
-    if only in (None, "python"):
-        out[f"aclnn/ops/{snake}.py"] = env.get_template("python/op.py.j2").render(**py.op_context(info, catalog))
-        out[f"aclnn/specs/{snake}.json"] = py.spec_json(info)
-    if only in (None, "cpp", "docs"):
-        cpp_files = cpp.op_files(info, catalog, env)
-        if only in (None, "cpp"):
-            out.update(cpp_files)
-        if only in (None, "docs"):
-            out.update(docs.op_files(info, catalog, env, cpp_files.get(f"samples/{snake}.cpp")))
-    return out
-
-
-def op_rows(info, catalog) -> dict:
-    """What the aggregate files need from one op (plain JSON data)."""
-    from generator.emit import docs
 
     spec = info.spec
-    return {
-        "ident": {"name": spec.name, "snake": spec.snake, "header": spec.header},
-        "python": {"snake": spec.snake, "op": spec.op},
-        "index": docs.index_entry(info, catalog),
-        "matrix": docs.matrix_row(info, catalog),
-    }
-
-
-def render_aggregates(rows: list[dict], catalog, env, only: str | None = None) -> dict[str, str]:
-    """The files that list every op or only the catalogue, from ``op_rows`` in op-name order."""
-    from generator.emit import cpp, docs
-    from generator.emit import python as py
-    from generator.loader import Project
-    from generator.schema import schema_files
-
+    snake = spec.snake
     out: dict[str, str] = {}
+    rows: dict = {"ident": {"name": spec.name, "snake": snake}}
+    mentions: set[str] = set()
+    source = None
+    if only in (None, "python", "docs"):
+        # One rendering of the module: the package's file and the validator the matrix runs.
+        source = env.get_template("python/op.py.j2").render(**py.op_context(info, catalog))
     if only in (None, "python"):
-        out.update({f"schema/{name}": text for name, text in schema_files().items()})
-        ops = [row["python"] for row in rows]
-        out["aclnn/__init__.py"] = env.get_template("python/init.py.j2").render(ops=ops)
-        out["aclnn/ops/__init__.py"] = env.get_template("python/ops_init.py.j2").render(ops=ops)
+        out[f"aclnn/ops/{snake}.py"] = source
+        out[f"aclnn/specs/{snake}.json"] = py.spec_json(info)
+        rows["python"] = {"snake": snake, "op": spec.op}
+    if only in (None, "cpp", "docs"):
+        cpp_names = cpp.cpp_names(spec)
+        cpp_files, entries = cpp.op_files(info, catalog, env, cpp_names)
+        if only in (None, "cpp"):
+            out.update(cpp_files)
+            rows["samples"] = entries
+            rows["header"] = cpp.header_row(info, catalog, cpp_names)
+    if only in (None, "docs"):
+        samples = {lang: [{**e, "text": cpp_files[e["path"]]} for e in entries if e["lang"] == lang] for lang in LANGS}
+        out.update(docs.op_files(info, catalog, names, env, samples, mentions))
+        rows["index"] = docs.index_row(info, catalog)
+        module = matrix.validator_module(info, catalog, env, source)
+        rows["matrix"] = matrix.row(info, matrix.op_table(info, catalog, module))
+    return out, rows, mentions
+
+
+# Aggregate units: files rendered from the catalogue, the generator and a part of every op's rows.
+# unit -> (domain, the rows part it reads or None). A "header:<file>" unit per header file reads the
+# "header" rows of the ops declared in that file.
+UNITS = {
+    "python": ("python", "python"),
+    "python-catalog": ("python", None),
+    "cpp-catalog": ("cpp", None),
+    "samples": ("cpp", "samples"),
+    "docs-index": ("docs", "index"),
+    "docs-matrix": ("docs", "matrix"),
+    "docs-assets": ("docs", None),
+}
+HEADER_UNIT = "header:"
+
+
+def unit_domain(unit: str) -> str:
+    return "cpp" if unit.startswith(HEADER_UNIT) else UNITS[unit][0]
+
+
+def op_parts(rows: dict) -> dict:
+    """The parts of an op's rows by the aggregate unit that reads them."""
+    parts = {unit: rows[part] for unit, (_, part) in UNITS.items() if part is not None and part in rows}
+    if "header" in rows:
+        parts[HEADER_UNIT + rows["header"]["file"]] = rows["header"]
+    return parts
+
+
+def units_of(parts_units, only: str | None) -> list[str]:
+    """Every aggregate unit of a project whose ops contribute ``parts_units``, for ``only``."""
+    units = {u for u, (_, part) in UNITS.items() if part is None} | set(parts_units)
+    return sorted(u for u in units if only in (None, unit_domain(u)))
+
+
+def render_unit(unit: str, parts: list, catalog, env) -> dict[str, str]:
+    """The files of one aggregate unit from its parts of the ops' rows, in op-name order."""
+    from generator.emit import cpp, docs
+
+    if unit.startswith(HEADER_UNIT):
+        return cpp.header_files(env, catalog, parts)
+    if unit == "python":
+        return {
+            "aclnn/__init__.py": env.get_template("python/init.py.j2").render(ops=parts),
+            "aclnn/ops/__init__.py": env.get_template("python/ops_init.py.j2").render(ops=parts),
+        }
+    if unit == "python-catalog":
+        from generator.emit import python as py
+        from generator.loader import Project
+        from generator.schema import schema_files
+
+        out = {f"schema/{name}": text for name, text in schema_files().items()}
         context = py.catalog_context(Project(REPO, catalog, []))
         out["aclnn/catalog.json"] = json.dumps(context, ensure_ascii=False, indent=1) + "\n"
-    if only in (None, "cpp"):
-        out.update(cpp.aggregate_files(catalog, env))
-    if only in (None, "docs"):
-        out.update(docs.aggregate_files([r["index"] for r in rows], [r["matrix"] for r in rows], catalog, env))
-    return out
+        return out
+    if unit == "cpp-catalog":
+        return cpp.catalog_files(env, catalog)
+    if unit == "samples":
+        return {"samples/index.json": cpp.sample_index_text([entry for entries in parts for entry in entries])}
+    if unit == "docs-index":
+        return docs.index_files(env, parts)
+    if unit == "docs-matrix":
+        return docs.matrix_files(env, catalog, parts)
+    if unit == "docs-assets":
+        return docs.asset_files(env)
+    raise KeyError(unit)  # pragma: no cover
 
 
 def render_all(project, only: str | None = None) -> dict[str, str]:
-    """Every generated file of ``project`` in memory: relative path -> content (formatted)."""
+    """Every generated file of ``project`` in memory: relative path -> content (formatted).
+
+    The reference rendering: ``opgen generate`` (incremental, in worker processes) writes exactly
+    these files."""
+    from generator.emit import matrix
+
     env = environment()
+    catalog = project.catalog
+    names = frozenset(info.spec.name for info in project.ops)
     out: dict[str, str] = {}
-    for info in project.ops:
-        out.update(render_op(info, project.catalog, env, only))
-    rows = [op_rows(info, project.catalog) for info in project.ops]
-    out.update(render_aggregates(rows, project.catalog, env, only))
+    parts: dict[str, list] = {}
+    errors = []
+    with matrix.catalog_installed(catalog):
+        for info in project.ops:
+            try:
+                files, rows, _ = render_op(info, catalog, env, names, only)
+            except SpecError as exc:
+                errors += exc.diagnostics
+                continue
+            out.update(files)
+            for unit, part in op_parts(rows).items():
+                parts.setdefault(unit, []).append(part)
+    if errors:
+        raise SpecError(errors)
+    for unit in units_of(parts, only):
+        out.update(render_unit(unit, parts.get(unit, []), catalog, env))
     return format_python(out)
 
 
@@ -353,17 +385,12 @@ def _read_sealed(path: Path) -> tuple[dict, int] | None:
 def _write_sealed(path: Path, data: dict) -> None:
     from generator.writer import write_bytes
 
-    body = json.dumps({**data, "format": STATE_FORMAT}, separators=(",", ":"), sort_keys=True).encode()
+    body = json.dumps({**data, "format": STATE_FORMAT}, separators=(",", ":")).encode()  # key order is data
     write_bytes(path, fs.sha256(body).encode() + b"\n" + body)
 
 
 def rows_hash(rows) -> str:
     return fs.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode())
-
-
-def _parts(rows: dict) -> dict[str, str]:
-    """Per aggregate domain, the hash of the part of an op's rows its files are rendered from."""
-    return {domain: rows_hash([rows[k] for k in keys]) for domain, keys in AGGREGATE_PARTS.items()}
 
 
 def _valid_rel(rel: str) -> bool:
@@ -477,32 +504,60 @@ class _Lock:
 _WORKER: dict = {}
 
 
-def _render_into(stage: Path, paths: list[tuple[str, str]], format_now: bool) -> dict:
-    """Load and render ``paths`` ((spec rel, op key) pairs) into ``stage``; return per-op results
-    ({rel: {"key", "files": {out rel: sha256 or None until formatted}, "rows"}}) and diagnostics."""
+def _load(paths: list[tuple[str, str]]) -> tuple[list[tuple[str, str, object]], list[Diagnostic]]:
+    """Load the specs ``paths`` ((spec rel, op key) pairs): [(rel, key, OpInfo)] and diagnostics."""
     from generator.loader import _contained, load_op
 
-    ctx = _WORKER
-    catalog, env, specs, only = ctx["catalog"], ctx["env"], ctx["specs"], ctx["only"]
-    results, diags, python = {}, [], []
+    specs, catalog = _WORKER["specs"], _WORKER["catalog"]
+    loaded, diags = [], []
     for rel, key in paths:
         path = specs / rel
         try:
             _contained(path, specs)
-            info = load_op(path, catalog)
+            loaded.append((rel, key, load_op(path, catalog)))
+        except SpecError as exc:
+            diags += exc.diagnostics
+    return loaded, diags
+
+
+def _idents(loaded) -> dict[str, dict]:
+    return {rel: {"name": info.spec.name, "snake": info.spec.snake} for rel, _, info in loaded}
+
+
+def _render_loaded(stage: Path, loaded, names: frozenset, format_now: bool) -> dict:
+    """Render the loaded ops into ``stage``: per-op results ({rel: {"key", "files": {out rel:
+    sha256 or None until formatted}, "rows", "raw", "reused", "mentions", "links"}}), the
+    diagnostics of ops whose example makes no sample, and the Python files left to format."""
+    catalog, env, only = _WORKER["catalog"], _WORKER["env"], _WORKER["only"]
+    results, diags, python = {}, [], []
+    for rel, key, info in loaded:
+        try:
+            files, rows, mentions = render_op(info, catalog, env, names, only)
         except SpecError as exc:
             diags += exc.diagnostics
             continue
         if diags:
-            continue  # keep loading to report every problem; rendering is wasted now
+            continue  # keep rendering to report every problem; staging is wasted now
         raw: dict[str, str] = {}
         reused: list[str] = []
-        hashes = _stage(stage, render_op(info, catalog, env, only), python, raw, reused)
-        results[rel] = {"key": key, "files": hashes, "rows": op_rows(info, catalog), "raw": raw, "reused": reused}
+        hashes = _stage(stage, files, python, raw, reused)
+        results[rel] = {
+            "key": key,
+            "files": hashes,
+            "rows": rows,
+            "raw": raw,
+            "reused": reused,
+            "mentions": sorted(mentions),
+            "links": sorted(mentions & names),
+        }
     if format_now and not diags:
         _format_staged(stage, python, results.values())
         python = []
-    return {"results": results, "diags": [tuple(d.__dict__.values()) for d in diags], "python": python}
+    return {"results": results, "diags": _plain(diags), "python": python}
+
+
+def _plain(diags: list[Diagnostic]) -> list[tuple]:
+    return [tuple(d.__dict__.values()) for d in diags]
 
 
 def _stage(
@@ -513,7 +568,7 @@ def _stage(
     on disk last time is not staged at all: formatting it again would give that file."""
     from generator.writer import write_new
 
-    reuse = _WORKER.get("reuse", {})
+    reuse = _WORKER.get("reuse")
     hashes: dict[str, str | None] = {}
     for rel, text in files.items():
         if not _valid_rel(rel):
@@ -521,8 +576,9 @@ def _stage(
         data = text.encode("utf-8")
         if rel.endswith(".py"):
             raw[rel] = digest = fs.sha256(data)
-            if rel in reuse and reuse[rel][0] == digest:
-                hashes[rel] = reuse[rel][1]
+            known = reuse.get(rel) if reuse is not None else None
+            if known is not None and known[0] == digest:
+                hashes[rel] = known[1]
                 reused.append(rel)
                 continue
             python.append(rel)
@@ -542,13 +598,6 @@ def _format_staged(stage: Path, python: list[str], results) -> None:
                 result["files"][rel] = formatted[rel]
 
 
-def _work(args) -> dict:
-    import gc
-
-    gc.disable()
-    return _render_into(*args, format_now=True)
-
-
 def _jobs(count: int) -> int:
     try:
         cores = len(os.sched_getaffinity(0))
@@ -563,29 +612,134 @@ def _jobs(count: int) -> int:
     return max(1, min(cores, count // MIN_OPS_PER_JOB))
 
 
-def _render_ops(stage: Path, todo: list[tuple[str, str]]) -> tuple[dict, list[Diagnostic], list[str]]:
-    """Render ``todo`` into ``stage``; workers format their own Python, the rest is returned."""
+class _Plan:
+    """What to render, and how the set of operator names is settled before rendering.
+
+    ``todo``: (rel, key) of the ops to render. ``kept``: rel -> ident of the ops kept from the
+    last run. ``relink(names)``: the kept ops whose pages mention an operator whose presence
+    changed, as (rel, key) pairs (they are rendered too). ``names``: when already known, the
+    operator names of the project (no loading phase decides them)."""
+
+    def __init__(self, todo, kept=None, relink=None, names=None):
+        self.todo, self.kept, self.relink, self.names = todo, kept or {}, relink, names
+
+    def settle(self, idents: dict[str, dict]) -> tuple[frozenset, list[tuple[str, str]]]:
+        """The project's operator names once ``idents`` (rel -> ident of the ops loaded) are
+        known, and the kept ops to render again; GenerateError on two ops with one name."""
+        if self.names is not None:
+            return self.names, []
+        every = {**{rel: ident for rel, ident in self.kept.items() if rel not in idents}, **idents}
+        if _collisions(sorted(every.values(), key=lambda ident: ident["name"])):
+            raise _Collision()
+        names = frozenset(ident["name"] for ident in every.values())
+        return names, (self.relink(names) if self.relink else [])
+
+
+class _Collision(Exception):
+    """Two specs share a name or snake name (the loader reports where)."""
+
+
+def _render_ops(stage: Path, plan: _Plan) -> tuple[dict, list[Diagnostic], list[str]]:
+    """Load and render ``plan`` into ``stage``: results by spec rel, diagnostics, Python files
+    left to format (workers format their own). Loading comes first everywhere, then the names
+    of all ops are settled, then every op is rendered with them."""
     import multiprocessing
 
-    jobs = _jobs(len(todo))
+    jobs = _jobs(len(plan.todo))
     if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-        # Import the emitters and compile every template once, here: the workers inherit them.
-        from generator.emit import cpp, docs, python  # noqa: F401
+        return _render_in_workers(stage, plan, jobs)
+    loaded, diags = _load(plan.todo)
+    if diags:
+        return {}, diags, []
+    names, extra = plan.settle(_idents(loaded))
+    more, diags = _load(extra)
+    if diags:
+        return {}, diags, []
+    part = _render_loaded(stage, loaded + more, names, format_now=False)
+    return part["results"], [Diagnostic(*d) for d in part["diags"]], part["python"]
 
-        env = _WORKER["env"]
-        for name in env.list_templates(extensions=["j2"]):
-            env.get_template(name)
-        chunks = [todo[i :: jobs * 2] for i in range(jobs * 2)]
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_work, [(stage, chunk) for chunk in chunks if chunk], chunksize=1)
-    else:
-        parts = [_render_into(stage, todo, format_now=False)]
-    results, diags, python = {}, [], []
-    for part in parts:
-        results.update(part["results"])
-        diags += [Diagnostic(*d) for d in part["diags"]]
-        python += part["python"]
-    return results, diags, python
+
+def _worker(conn, stage: Path, chunk: list[tuple[str, str]]) -> None:
+    """A forked worker: load ``chunk``, report the idents, receive the names (and kept ops to
+    render again), render and format, report the results."""
+    import gc
+    import traceback
+
+    gc.disable()
+    try:
+        loaded, diags = _load(chunk)
+        conn.send({"idents": _idents(loaded), "diags": _plain(diags)})
+        message = conn.recv()
+        if message is None:
+            return
+        more, diags = _load(message["extra"])
+        if diags:
+            conn.send({"results": {}, "diags": _plain(diags), "python": []})
+            return
+        conn.send(_render_loaded(stage, loaded + more, message["names"], format_now=True))
+    except BaseException:  # noqa: BLE001 - reported to the parent, which raises
+        conn.send({"crash": traceback.format_exc()})
+    finally:
+        conn.close()
+
+
+def _render_in_workers(stage: Path, plan: _Plan, jobs: int) -> tuple[dict, list[Diagnostic], list[str]]:
+    import multiprocessing
+
+    # Import the emitters and compile every template once, here: the workers inherit them.
+    from generator.emit import cpp, docs, matrix, python, site  # noqa: F401
+
+    env = _WORKER["env"]
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+    context = multiprocessing.get_context("fork")
+    workers = []
+    try:
+        for i in range(jobs):
+            parent, child = context.Pipe()
+            process = context.Process(target=_worker, args=(child, stage, plan.todo[i::jobs]), daemon=True)
+            process.start()
+            child.close()
+            workers.append((process, parent))
+
+        def receive(conn) -> dict:
+            try:
+                message = conn.recv()
+            except EOFError:
+                raise RuntimeError("an opgen generate worker process died") from None
+            if "crash" in message:
+                raise RuntimeError(f"an opgen generate worker process failed:\n{message['crash']}")
+            return message
+
+        first = [receive(conn) for _, conn in workers]
+        diags = [Diagnostic(*d) for m in first for d in m["diags"]]
+        if diags:
+            for _, conn in workers:
+                conn.send(None)
+            return {}, diags, []
+        idents = {rel: ident for m in first for rel, ident in m["idents"].items()}
+        try:
+            names, extra = plan.settle(idents)
+        except _Collision:
+            for _, conn in workers:
+                conn.send(None)
+            raise
+        for i, (_, conn) in enumerate(workers):
+            conn.send({"names": names, "extra": extra[i::jobs]})
+        results, python = {}, []
+        for _, conn in workers:
+            part = receive(conn)
+            results.update(part["results"])
+            diags += [Diagnostic(*d) for d in part["diags"]]
+            python += part["python"]
+        return results, diags, python
+    finally:
+        for process, conn in workers:
+            conn.close()
+            process.join(timeout=5)
+            if process.is_alive():  # pragma: no cover - a stuck worker
+                process.kill()
+                process.join()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -627,9 +781,12 @@ class _Run:
         if not out.exists():
             if out.is_symlink():
                 raise GenerateError(f"--out {display_path(out)} is a broken symbolic link, not a folder")
-            out.mkdir(parents=True)
-            created = True
-        elif not out.is_dir():
+            try:
+                out.mkdir(parents=True)
+                created = True
+            except FileExistsError:  # another run created it a moment ago: it is locked below
+                pass
+        if not out.is_dir():
             raise GenerateError(f"--out {display_path(out)} is not a folder")
         try:
             with _Lock(out, shared=False):
@@ -691,8 +848,13 @@ class _Run:
                 kept[rel] = {**entry, "files": files}
         if inputs.problems or not inputs.spec_rels:
             todo, kept = list(inputs.spec_rels), {}  # the loader reports what is wrong, with locations
-        aggregates = self._kept_aggregates(generator_key, inputs, kept) if not todo else {}
-        if len(aggregates) == len(AGGREGATE_PARTS) and record is not None:
+        if not todo:  # the set of ops may still have shrunk: pages that linked a removed op change
+            names = frozenset(op["ident"]["name"] for op in kept.values())
+            todo = _relinked(kept, names)
+            kept = {rel: op for rel, op in kept.items() if rel not in todo}
+        units = units_of({u for op in kept.values() for u in op["parts"]}, self.only)
+        aggregates = self._kept_aggregates(generator_key, inputs, kept, units) if not todo else {}
+        if len(aggregates) == len(units) and record is not None:
             produced = {f: e[-1] for op in kept.values() for f, e in op["files"].items()}
             produced.update({f: e[-1] for agg in aggregates.values() for f, e in agg["files"].items()})
             if record == record_text(produced):  # owns exactly what is produced: nothing to delete
@@ -705,14 +867,16 @@ class _Run:
             owned = self._owned(record)
         return self._render(owned, generator_key, inputs, keys, todo, kept)
 
-    def _kept_aggregates(self, generator_key: str, inputs: _Inputs, ops: dict) -> dict[str, dict]:
-        """The aggregate domains whose inputs (the ops' rows) are unchanged and whose files are intact."""
+    def _kept_aggregates(self, generator_key: str, inputs: _Inputs, ops: dict, units: list[str]) -> dict[str, dict]:
+        """The aggregate units whose inputs (the ops' rows) are unchanged and whose files are intact."""
         kept = {}
-        for domain, entry in self.state.get("aggregate", {}).items():
-            if entry["key"] == _aggregate_key(generator_key, inputs, ops, domain):
+        known = self.state.get("aggregate", {})
+        for unit in units:
+            entry = known.get(unit)
+            if entry is not None and entry["key"] == _aggregate_key(generator_key, inputs, ops, unit):
                 files = self._verify(entry["files"], self.trust)
                 if files is not None:
-                    kept[domain] = {**entry, "files": files}
+                    kept[unit] = {**entry, "files": files}
         return kept
 
     def _verify(self, files: dict, trust: int) -> dict | None:
@@ -730,45 +894,56 @@ class _Run:
         return fresh
 
     def _render(self, owned, generator_key, inputs, keys, todo, kept) -> int:
+        from generator.emit import matrix
         from generator.loader import load_catalog, load_project
 
         catalog = load_catalog(self.specs)
         if not inputs.spec_rels:
             load_project(self.specs)  # raises: no op spec in the folder
         env = environment()
-        _WORKER.update(catalog=catalog, env=env, specs=self.specs, only=self.only, reuse=self._reusable(todo))
+        _WORKER.update(catalog=catalog, env=env, specs=self.specs, only=self.only, reuse=_Reuse(self))
         stage = Path(_mkstage(self.out))
         try:
-            results, python = self._render_ops(stage, keys, todo)
-            ops = dict(kept)
-            for rel, result in results.items():
-                ops[rel] = _op_entry(result)
-            if _collisions(sorted((op["ident"] for op in ops.values()), key=lambda ident: ident["name"])):
-                load_project(self.specs)  # reports the duplicates with their positions
-                raise GenerateError("two specs share a name, snake name or header")  # pragma: no cover
-            aggregates = self._kept_aggregates(generator_key, inputs, ops) if self.only is None else {}
-            missing = [d for d in AGGREGATE_PARTS if d not in aggregates and self.only in (None, d)]
-            rows = {rel: result["rows"] for rel, result in results.items()}
-            store = None
-            if kept and any(AGGREGATE_PARTS[d] for d in missing):
-                # The aggregates need every op's rows: kept ops' come from the rows file; an op
-                # whose rows are lost is rendered again.
-                store = self._rows_store()
-                lost = sorted(rel for rel in kept if kept[rel]["rows"] not in store)
-                if lost:
-                    more, more_python = self._render_ops(stage, keys, lost)
-                    python += more_python
-                    for rel, result in more.items():
-                        del kept[rel]
-                        results[rel], rows[rel], ops[rel] = result, result["rows"], _op_entry(result)
-                rows.update({rel: store[op["rows"]] for rel, op in kept.items()})
-            ordered = [rows[rel] for rel in sorted(rows, key=lambda rel: rows[rel]["ident"]["name"])]
-            fresh_aggregates = {}
-            for domain in missing:
-                raw: dict[str, str] = {}
-                reused: list[str] = []
-                files = _stage(stage, render_aggregates(ordered, catalog, env, domain), python, raw, reused)
-                fresh_aggregates[domain] = {"files": files, "raw": raw, "reused": reused}
+            with matrix.catalog_installed(catalog):  # the matrix runs validators (workers inherit it)
+
+                def relink(names: frozenset) -> list[tuple[str, str]]:
+                    return [(rel, keys[rel]) for rel in _relinked(kept, names)]
+
+                idents = {rel: op["ident"] for rel, op in kept.items()}
+                plan = _Plan([(rel, keys[rel]) for rel in sorted(todo)], idents, relink)
+                results, python = self._render_ops(stage, plan)
+                for rel in results:
+                    kept.pop(rel, None)
+                ops = {**kept, **{rel: _op_entry(result) for rel, result in results.items()}}
+                parts_units = {u for op in ops.values() for u in op["parts"]}
+                units = units_of(parts_units, self.only)
+                aggregates = self._kept_aggregates(generator_key, inputs, ops, units) if self.only is None else {}
+                missing = [u for u in units if u not in aggregates]
+                rows = {rel: result["rows"] for rel, result in results.items()}
+                store = None
+                if kept and any(u in parts_units for u in missing):
+                    # These units need every op's rows: kept ops' come from the rows file; an op
+                    # whose rows are lost is rendered again.
+                    store = self._rows_store()
+                    lost = sorted(rel for rel in kept if kept[rel]["rows"] not in store)
+                    if lost:
+                        names = frozenset(op["ident"]["name"] for op in ops.values())
+                        more, more_python = self._render_ops(
+                            stage, _Plan([(rel, keys[rel]) for rel in lost], names=names)
+                        )
+                        python += more_python
+                        for rel, result in more.items():
+                            del kept[rel]
+                            results[rel], rows[rel], ops[rel] = result, result["rows"], _op_entry(result)
+                    rows.update({rel: store[op["rows"]] for rel, op in kept.items()})
+                ordered = [rows[rel] for rel in sorted(rows, key=lambda rel: rows[rel]["ident"]["name"])]
+                fresh_aggregates = {}
+                for unit in missing:
+                    raw: dict[str, str] = {}
+                    reused: list[str] = []
+                    parts = [part for row in ordered for u, part in op_parts(row).items() if u == unit]
+                    files = _stage(stage, render_unit(unit, parts, catalog, env), python, raw, reused)
+                    fresh_aggregates[unit] = {"files": files, "raw": raw, "reused": reused}
             if python:
                 _format_staged(stage, python, [*fresh_aggregates.values(), *results.values()])
             produced: dict[str, str] = {}
@@ -784,8 +959,8 @@ class _Run:
                 claim(op["files"], rel)
             for rel, result in results.items():
                 claim(result["files"], rel)
-            for domain, agg in [*aggregates.items(), *fresh_aggregates.items()]:
-                claim(agg["files"], f"{AGGREGATE} {domain}")
+            for unit, agg in [*aggregates.items(), *fresh_aggregates.items()]:
+                claim(agg["files"], f"{AGGREGATE} {unit}")
             staged = {f for new in [*results.values(), *fresh_aggregates.values()] for f in new["files"]}
             staged -= {f for new in [*results.values(), *fresh_aggregates.values()] for f in new["reused"]}
             changes, removed = self._commit(stage, owned, produced, staged)
@@ -797,10 +972,10 @@ class _Run:
                 ops[rel]["files"] = {f: stamp(self.root + f, digest) for f, digest in result["files"].items()}
             for op in kept.values():  # damaged files written again get new stamps
                 op["files"] = {f: stamp(self.root + f, e[-1]) if f in changes else e for f, e in op["files"].items()}
-            for domain, agg in fresh_aggregates.items():
+            for unit, agg in fresh_aggregates.items():
                 files = {f: stamp(self.root + f, digest) for f, digest in agg["files"].items()}
-                key = _aggregate_key(generator_key, inputs, ops, domain)
-                aggregates[domain] = {"key": key, "files": files, "raw": agg["raw"]}
+                key = _aggregate_key(generator_key, inputs, ops, unit)
+                aggregates[unit] = {"key": key, "files": files, "raw": agg["raw"]}
             known = self.state.get("ops", {})
             if any(known.get(rel, {}).get("rows") != ops[rel]["rows"] for rel in results):
                 store = self._rows_store() if store is None else store
@@ -815,8 +990,14 @@ class _Run:
         )
         return 0
 
-    def _render_ops(self, stage: Path, keys: dict[str, str], todo: list[str]) -> tuple[dict, list[str]]:
-        results, diags, python = _render_ops(stage, [(rel, keys[rel]) for rel in sorted(todo)])
+    def _render_ops(self, stage: Path, plan: _Plan) -> tuple[dict, list[str]]:
+        try:
+            results, diags, python = _render_ops(stage, plan)
+        except _Collision:
+            from generator.loader import load_project
+
+            load_project(self.specs)  # reports the duplicates with their positions
+            raise GenerateError("two specs share a name or snake name") from None  # pragma: no cover
         if diags:
             raise SpecError(diags)
         return results, python
@@ -827,21 +1008,17 @@ class _Run:
         store = loaded[0].get("rows") if loaded else None
         return store if isinstance(store, dict) else {}
 
-    def _reusable(self, todo: list[str]) -> dict[str, tuple[str, str]]:
-        """Python outputs of the ops to render (and of the aggregates) still on disk as formatted
-        from a known unformatted text: {path: (hash of the unformatted text, hash of the file)}."""
-        reuse = {}
-        known_ops = self.state.get("ops", {})
-        entries = [known_ops[rel] for rel in todo if rel in known_ops]
-        entries += self.state.get("aggregate", {}).values()
+    def reusable(self) -> dict[str, tuple[str, dict]]:
+        """{output rel: (hash of its unformatted text, its fingerprint)} of every Python output of
+        the last run (they are checked on disk only when looked up: see ``_Reuse``)."""
+        found = {}
+        entries = [*self.state.get("ops", {}).values(), *self.state.get("aggregate", {}).values()]
         for entry in entries:
             for rel, raw in entry.get("raw", {}).items():
                 known = entry["files"].get(rel)
                 if known is not None:
-                    found = fs.fingerprint(self.root + rel, known, self.trust)
-                    if found is not None and found[-1] == known[-1]:
-                        reuse[rel] = (raw, known[-1])
-        return reuse
+                    found[rel] = (raw, known)
+        return found
 
     def _commit(
         self, stage: Path, owned: set[str] | None, produced: dict[str, str], staged: set[str]
@@ -926,10 +1103,15 @@ class _Run:
         _write_sealed(self.out / STATE, state)
 
 
-def _aggregate_key(generator_key: str, inputs: _Inputs, ops: dict[str, dict], domain: str) -> str:
-    """What one domain's aggregate files depend on: generator, catalogue, the ops' rows for it."""
-    parts = ",".join(sorted(op["parts"][domain] for op in ops.values()))
-    return fs.sha256(f"{generator_key}\0{inputs.catalog_key}\0{domain}\0{parts}".encode())
+def _aggregate_key(generator_key: str, inputs: _Inputs, ops: dict[str, dict], unit: str) -> str:
+    """What one aggregate unit's files depend on: generator, catalogue, the ops' rows for it."""
+    parts = ",".join(sorted(op["parts"][unit] for op in ops.values() if unit in op["parts"]))
+    return fs.sha256(f"{generator_key}\0{inputs.catalog_key}\0{unit}\0{parts}".encode())
+
+
+def _relinked(ops: dict[str, dict], names: frozenset) -> list[str]:
+    """The ops whose pages mention an operator name whose presence in the project changed."""
+    return sorted(rel for rel, op in ops.items() if sorted(names.intersection(op["mentions"])) != op["links"])
 
 
 def _op_entry(result: dict) -> dict:
@@ -938,9 +1120,11 @@ def _op_entry(result: dict) -> dict:
     return {
         "key": result["key"],
         "rows": rows_hash(rows),
-        "parts": _parts(rows),
+        "parts": {unit: rows_hash(part) for unit, part in op_parts(rows).items()},
         "raw": result["raw"],
         "ident": rows["ident"],
+        "mentions": result["mentions"],
+        "links": result["links"],
     }
 
 
@@ -952,6 +1136,23 @@ def _collisions(idents: list[dict]) -> bool:
                 return True
             seen.add((attr, value))
     return False
+
+
+class _Reuse:
+    """Python outputs still on disk as ruff formatted them from a known unformatted text:
+    ``get(rel)`` -> (hash of that text, hash of the file) or None."""
+
+    def __init__(self, run: _Run):
+        self.known = run.reusable()
+        self.root, self.trust = run.root, run.trust
+
+    def get(self, rel: str):
+        entry = self.known.get(rel)
+        if entry is None:
+            return None
+        raw, known = entry
+        found = fs.fingerprint(self.root + rel, known, self.trust)
+        return (raw, known[-1]) if found is not None and found[-1] == known[-1] else None
 
 
 def _shown(rels: list[str]) -> str:

@@ -18,9 +18,14 @@ from generator import expr as ex
 from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
 from generator.files import spec_files
 from generator.model import (
+    C_INT_RANGES,
+    MAX_EXAMPLE_ELEMENTS,
     TENSOR_CTYPES,
     DtypeCatalog,
+    ExampleScalar,
+    ExampleTensor,
     FormatCatalog,
+    HeaderCatalog,
     OpSpec,
     Param,
     ProductCatalog,
@@ -33,7 +38,9 @@ CATALOG_FILES = {
     "dtypes": ("dtypes.yaml", DtypeCatalog),
     "formats": ("formats.yaml", FormatCatalog),
     "status_codes": ("status_codes.yaml", StatusCatalog),
+    "headers": ("headers.yaml", HeaderCatalog),
 }
+OPTIONAL_CATALOG_FILES = ("headers",)  # an absent optional catalogue is empty
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
 
 
@@ -45,6 +52,7 @@ class Catalog:
     dtypes: DtypeCatalog
     formats: FormatCatalog
     status_codes: StatusCatalog
+    headers: HeaderCatalog = field(default_factory=HeaderCatalog)
 
     @cached_property
     def product_tags(self) -> list[str]:
@@ -288,7 +296,10 @@ def load_catalog(specs_dir: Path) -> Catalog:
         path = specs_dir / "catalog" / filename
         file = display_path(path)
         if not path.exists() and not path.is_symlink():
-            diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
+            if key in OPTIONAL_CATALOG_FILES:
+                parts[key] = model_cls()
+            else:
+                diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
             continue
         try:
             _contained(path, specs_dir)
@@ -314,6 +325,8 @@ def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]
         ("dtypes", catalog.dtypes.dtypes, "name"),
         ("formats", catalog.formats.formats, "name"),
         ("status_codes", catalog.status_codes.status_codes, "name"),
+        ("headers", catalog.headers.headers, "file"),
+        ("headers", catalog.headers.headers, "guard"),
     ):
         seen = set()
         for i, item in enumerate(items):
@@ -322,6 +335,13 @@ def _check_catalog_unique(catalog: Catalog, specs_dir: Path) -> list[Diagnostic]
                 file = display_path(specs_dir / "catalog" / CATALOG_FILES[key][0])
                 diags.append(Diagnostic(file, 0, 0, f"{key}[{i}].{attr}", f"duplicate {attr} '{value}'"))
             seen.add(value)
+    apis: set[str] = set()
+    for i, entry in enumerate(catalog.headers.headers):
+        for j, api in enumerate(entry.apis):
+            if api in apis:
+                file = display_path(specs_dir / "catalog" / CATALOG_FILES["headers"][0])
+                diags.append(Diagnostic(file, 0, 0, f"headers[{i}].apis[{j}]", f"'{api}' is listed by two headers"))
+            apis.add(api)
     return diags
 
 
@@ -363,11 +383,12 @@ def load_project(specs_dir: Path, files: list[Path] | None = None) -> Project:
     return Project(specs_dir, catalog, sorted(ops, key=lambda o: o.spec.name))
 
 
-UNIQUE_ATTRS = ("name", "snake", "header")
+UNIQUE_ATTRS = ("name", "snake")
 
 
 def _check_unique_ops(ops: list[OpInfo]) -> list[Diagnostic]:
-    """Two specs may not share a name, a snake name or a header (their outputs would collide)."""
+    """Two specs may not share a name or a snake name (their outputs would collide); specs that
+    name one header are declared together in it."""
     diags, seen = [], {}
     for info in ops:
         for attr in UNIQUE_ATTRS:
@@ -391,6 +412,9 @@ def expr_type(param: Param) -> str:
         return ex.TENSOR
     return {
         "const aclScalar*": ex.SCALAR,
+        "const aclTensorList*": "tensor[]",  # no rule can use it (no attributes); examples: lists of tensors
+        "const char*": "str",
+        "char*": "str",
         "const aclIntArray*": ex.INTS,
         "const aclBoolArray*": ex.BOOLS,
         "const aclFloatArray*": ex.FLOATS,
@@ -441,13 +465,19 @@ class _CrossChecker:
             for j, tag in enumerate(c.products or []):
                 self._product(("constraints", i, "products", j), tag)
         self._example()
+        if not self.diags:  # the example against the checks needs a consistent spec
+            self._example_passes_checks()
 
     def _check_header(self) -> None:
         text = self.info.path.read_text(encoding="utf-8")
         if not text.startswith(SCHEMA_COMMENT):
             self.error((), f"the file must start with '{SCHEMA_COMMENT}...' so editors can check it")
+        for entry in self.catalog.headers.headers:  # CANN declares the API in one header (catalog/headers.yaml)
+            if self.spec.name in entry.apis and entry.file != self.spec.header:
+                self.error(("header",), f"CANN declares {self.spec.name} in '{entry.file}' (catalog/headers.yaml)")
 
     def _check_names(self) -> None:
+        from generator.escape.python import python_local, snake_problem
         from generator.model import snake_case
 
         expected_snake = snake_case(self.spec.op)
@@ -455,6 +485,28 @@ class _CrossChecker:
             self.error(("snake",), f"snake name of {self.spec.name} should be '{expected_snake}'")
         elif self.info.path.stem != self.spec.snake:
             self.error(("snake",), f"file name '{self.info.path.name}' should be '{self.spec.snake}.yaml'")
+        problem = snake_problem(self.spec.snake)
+        if problem is not None:
+            self.error(("snake",), f"{problem}: the op cannot be named {self.spec.name} in the aclnn package")
+        language = {"product", "true", "false", *ex.CONSTANTS}
+        python_names: dict[str, str] = {}
+        for i, p in enumerate(self.spec.params):
+            path = ("params", i, "name")
+            if p.name in ex.CPP_KEYWORDS:
+                self.error(path, f"'{p.name}' is a C++ keyword; no C parameter can have this name")
+            elif p.name in language or p.name in self.catalog.dtype_names or p.name in self.catalog.format_names:
+                self.error(path, f"'{p.name}' is a name of the rule language (a dtype, format or constant, or product)")
+            elif p.name == "backend":
+                self.error(
+                    path, "'backend' is an argument of aclnn.run and of the op functions; a parameter cannot use it"
+                )
+            local = python_local(p.name)
+            if local in python_names:
+                self.error(
+                    path,
+                    f"parameters '{python_names[local]}' and '{p.name}' both become the Python argument '{local}'",
+                )
+            python_names.setdefault(local, p.name)
 
     def _product(self, path: tuple, tag: str) -> None:
         if tag not in self.catalog.product_tags:
@@ -511,12 +563,19 @@ class _CrossChecker:
             if p.scalar.castable_to:
                 self._dtype(path + ("scalar", "castable_to"), p.scalar.castable_to)
         if p.infer:
-            self._expr(path + ("infer", "shape"), p.infer.shape, ex.INTS)
-            self._expr(path + ("infer", "dtype"), p.infer.dtype, ex.DTYPE)
-            if p.infer.format:
-                self._expr(path + ("infer", "format"), p.infer.format, ex.FORMAT)
-            if p.infer.when:
-                self._expr(path + ("infer", "when"), p.infer.when, ex.BOOL)
+            fields = [("shape", ex.INTS), ("dtype", ex.DTYPE), ("format", ex.FORMAT), ("when", ex.BOOL)]
+            for name, type_ in fields:
+                text = getattr(p.infer, name)
+                if not text:
+                    continue
+                node = self._expr(path + ("infer", name), text, type_)
+                outputs = sorted(n for n in ex.names_used(node) if self.params[n].role == "output") if node else []
+                if outputs:
+                    self.error(
+                        path + ("infer", name),
+                        f"'infer' may only use inputs and attributes; {', '.join(outputs)} is an output "
+                        "(outputs are inferred from the inputs)",
+                    )
 
     def _check(self, path: tuple, c) -> None:
         self._status(path + ("code",), c.code)
@@ -567,6 +626,8 @@ class _CrossChecker:
         if c.cases is not None:
             if c.cases.product is not None:
                 self._product(path + ("cases", "product"), c.cases.product)
+            if c.cases.shadowed_by is not None:
+                self._shadowed_by(path, c)
             for which in ("trigger", "boundary"):
                 for name, value in getattr(c.cases, which).items():
                     p = self._param_ref(path + ("cases", which, name), name)
@@ -576,6 +637,59 @@ class _CrossChecker:
             if c.to not in self.params and c.to not in self.catalog.dtype_names:
                 choices = [*self.params, *self.catalog.dtype_names]
                 self.error(path + ("to",), f"'{c.to}' is neither a parameter nor a dtype{did_you_mean(c.to, choices)}")
+
+    def _shadowed_by(self, path: tuple, c) -> None:
+        """``shadowed_by`` names an earlier, enforced check with the same status code."""
+        target, index = c.cases.shadowed_by, path[1]
+        where = path + ("cases", "shadowed_by")
+        earlier = {other.id: other for other in self.spec.checks[:index]}
+        if target == c.id:
+            self.error(where, f"check '{c.id}' cannot be shadowed by itself")
+        elif target not in earlier:
+            later = any(other.id == target for other in self.spec.checks[index:])
+            ids = [other.id for other in self.spec.checks]
+            self.error(
+                where,
+                f"'{target}' is a later check; shadowed_by names a check that runs first"
+                if later
+                else f"unknown check '{target}'{did_you_mean(target, ids)}",
+            )
+        elif not earlier[target].enforced:
+            self.error(where, f"check '{target}' is not enforced, so it cannot catch this check's trigger first")
+        else:
+            codes = {self._code(other.code) for other in (c, earlier[target])}
+            if len(codes) > 1 and None not in codes:
+                self.error(where, f"check '{target}' returns another status code than '{c.id}'")
+
+    def _code(self, ref) -> int | None:
+        try:
+            return self.catalog.status(ref)[0]
+        except KeyError:
+            return None
+
+    def _example_passes_checks(self) -> None:
+        """The example must pass the enforced checks (else the checks contradict the spec's own example)."""
+        from generator.evaluate import Rejected, SpecEvaluator, describe
+
+        catalog = self.catalog
+        private = [f.name for f in catalog.formats.formats if f.private]
+        evaluator = SpecEvaluator(self.spec, self.info.exprs, catalog.product_tags, private)
+        example = self.spec.example
+        try:
+            values = evaluator.arguments(example)
+        except Rejected as exc:
+            self.error(("example", "inputs"), f"the example cannot be passed to the op: {exc}")
+            return
+        verdict = evaluator.first_failure(values, example.product)
+        if verdict is None or verdict.index is None:
+            return  # the implicit product check: reported by _example
+        seen = "; ".join(f"{name}: {describe(value)}" for name, value in verdict.seen.items())
+        self.error(
+            ("checks", verdict.index),
+            f"check '{verdict.check_id}' rejects the spec's own example (product {example.product}"
+            + (f"; {seen}" if seen else "")
+            + "): the rule contradicts the example",
+        )
 
     def _example(self) -> None:
         example = self.spec.example
@@ -596,10 +710,34 @@ class _CrossChecker:
             if p is not None and p.role != "output":
                 self.error(base + ("expected", name), f"'{name}' is not an output")
             self._dtype(base + ("expected", name, "dtype"), value.dtype)
+            self._example_tensor(base + ("expected", name), value)
+        for name, value in example.inputs.items():
+            if isinstance(value, ExampleTensor):
+                self._example_tensor(base + ("inputs", name), value)
+            elif isinstance(value, ExampleScalar):
+                self._example_dtype(base + ("inputs", name, "dtype"), value.dtype)
+
+    def _example_tensor(self, path: tuple, value) -> None:
+        """The example runs (tests, docs, C++ samples): bounded size, a dtype both NumPy and C++ hold."""
+        if value.numel > MAX_EXAMPLE_ELEMENTS:
+            self.error(
+                path + ("shape",),
+                f"shape {value.shape} holds {value.numel} elements; an example holds at most {MAX_EXAMPLE_ELEMENTS}",
+            )
+        self._example_dtype(path + ("dtype",), value.dtype)
+
+    def _example_dtype(self, path: tuple, name: str) -> None:
+        if name not in self.catalog.dtype_names:
+            return  # reported as unknown
+        entry = self.catalog.dtype(name)
+        if entry.kind not in ("float", "int", "uint", "bool") or entry.c_host is None or entry.numpy is None:
+            self.error(
+                path,
+                f"the example cannot use dtype {name}: examples run in NumPy and in C++ samples, which hold "
+                "real (non-complex, non-float8) dtypes with a 'numpy' and a 'c_host' type only",
+            )
 
     def _example_value(self, path: tuple, p: Param, value, allow_null: bool = False) -> None:
-        from generator.model import ExampleScalar, ExampleTensor
-
         kind = expr_type(p)
         if value is None:
             if not p.nullable and not allow_null:
@@ -616,10 +754,30 @@ class _CrossChecker:
                 self.error(path, f"'{p.name}' is an aclScalar: give value and dtype")
                 return
             self._dtype(path + ("dtype",), value.dtype)
+        elif kind == "tensor[]":
+            if not isinstance(value, list) or not all(isinstance(v, ExampleTensor) for v in value):
+                self.error(path, f"'{p.name}' is an aclTensorList: give a list of tensors")
+                return
+            for i, item in enumerate(value):
+                self._dtype(path + (i, "dtype"), item.dtype)
+                self._format(path + (i, "format"), item.format)
+        elif kind == "str":
+            if not isinstance(value, str):
+                self.error(path, f"'{p.name}' is a string ({p.ctype}): give a string")
         elif kind in ex.LISTS:
-            if not isinstance(value, list):
+            if not isinstance(value, list) or any(isinstance(v, ExampleTensor) for v in value):
                 self.error(path, f"'{p.name}' is an array: give a list")
+            elif kind == ex.INTS and any(isinstance(v, bool) or not -(2**63) <= v < 2**63 for v in value):
+                self.error(path, f"'{p.name}' is an int array: give int64 integers")
+            elif kind == ex.BOOLS and not all(isinstance(v, bool) for v in value):
+                self.error(path, f"'{p.name}' is a bool array: give true or false")
         elif kind == ex.BOOL and not isinstance(value, bool):
             self.error(path, f"'{p.name}' is a bool: give true or false")
+        elif kind == ex.FLOAT and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            self.error(path, f"'{p.name}' is a {p.ctype}: give a number")
         elif kind == ex.INT and (not isinstance(value, int) or isinstance(value, bool)):
             self.error(path, f"'{p.name}' is an integer: give an int")
+        elif kind == ex.INT:
+            low, high = C_INT_RANGES.get(p.ctype, C_INT_RANGES["int64_t"])
+            if not low <= value <= high:
+                self.error(path, f"{value} does not fit '{p.name}' ({p.ctype}: {low}..{high})")

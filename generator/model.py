@@ -26,6 +26,18 @@ Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=64)]
 ProductTag = Annotated[str, BeforeValidator(_tag), Field(pattern=r"^[0-9a-z_]+$", max_length=32)]
 DtypeName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
 FormatName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=32)]
+# A path inside the upstream ops repository (letters, digits, _ . & - and /; no segment starts with ".").
+UpstreamPath = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9_&-][A-Za-z0-9_.&-]*(/[A-Za-z0-9_&-][A-Za-z0-9_.&-]*)*$", max_length=300)
+]
+# Numbers in examples and tolerances: finite (JSON, C++ literals and NumPy all need real values).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+# An integer in an example: it must fit a 64-bit C integer (signed or unsigned).
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**64 - 1)]
+# A dimension of an example tensor: a non-negative int64.
+Dim = Annotated[int, Field(ge=0, le=2**63 - 1)]
+# Elements an example tensor may hold: examples run in tests, docs and C++ samples.
+MAX_EXAMPLE_ELEMENTS = 1 << 20
 StatusRef = Union[Annotated[int, Field(ge=0)], Annotated[str, Field(pattern=r"^ACLNN_[A-Z_]+$")]]
 
 
@@ -41,9 +53,22 @@ class Product(Strict):
     tag: ProductTag
     zh: str
     en: str
-    soc: str
-    arch: str
+    soc: str = Field(pattern=r"^[A-Za-z0-9_]+$", max_length=64)  # SocVersion (ASCEND910B)
+    arch: str = Field(pattern=r"^[A-Za-z0-9_]+$", max_length=64)  # NpuArch (DAV_2201)
     aliases: list[str] = []
+
+
+NumpyName = Literal[
+    "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+    "bfloat16", "float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float8_e3m4", "float8_e4m3", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int4", "uint4", "int2",
+    "uint2", "int1", "uint1",
+]  # fmt: skip
+# The C host element types a sample may hold a dtype's values in (catalogue ``c_host``).
+CHost = Literal[
+    "bool", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"
+]  # fmt: skip
 
 
 class Dtype(Strict):
@@ -52,8 +77,8 @@ class Dtype(Strict):
     value: int
     bytes: int = Field(ge=0)
     kind: Literal["float", "int", "uint", "bool", "complex", "float8", "other"]
-    numpy: str | None
-    c_host: str | None
+    numpy: NumpyName | None  # the NumPy / ml_dtypes type name, resolved when the aclnn package loads
+    c_host: CHost | None  # the C++ host element type a sample uses
     aliases: list[str] = []
 
 
@@ -70,6 +95,21 @@ class StatusCode(Strict):
     value: int
     zh: str
     en: str
+
+
+class HeaderEntry(Strict):
+    """A public aclnnop header as CANN ships it: its include guard, the standard headers it includes and
+    every API it declares (specs/catalog/headers.yaml). APIs with a spec are declared from their spec;
+    the others are named in a comment (generator.emit.cpp)."""
+
+    file: str = Field(pattern=r"^aclnnop/aclnn_[a-z0-9_]+\.h$", max_length=96)
+    guard: str = Field(pattern=r"^OP_API_INC_[A-Za-z0-9_]+_H_$", max_length=96)
+    system_includes: list[Literal["array", "cstdint", "string", "vector"]] = []
+    apis: list[Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$", max_length=96)]] = Field(min_length=1)
+
+
+class HeaderCatalog(Strict):
+    headers: list[HeaderEntry] = []
 
 
 class ProductCatalog(Strict):
@@ -90,6 +130,12 @@ class StatusCatalog(Strict):
 
 # ---------------------------------------------------------------------------------------------
 # Operator specs
+
+
+# A review marker: set by `opgen import-doc` (and later `opgen sync`) on anything a person must
+# curate (a doc sentence kept verbatim, a guessed rule, a conflict). `opgen lint` accepts it;
+# `opgen lint --strict` reports each one as FILE:LINE:COL. Remove it once the item is curated.
+Review = Annotated[str, Field(min_length=1, max_length=4000)]
 
 
 class Text(Strict):
@@ -120,6 +166,14 @@ CTYPES = (
     "const char*",
 )
 CType = Literal[CTYPES]  # type: ignore[valid-type]
+# Values a plain C integer parameter holds (other integer C types: int64_t's range).
+C_INT_RANGES = {
+    "int": (-(2**31), 2**31 - 1),
+    "int32_t": (-(2**31), 2**31 - 1),
+    "int8_t": (-128, 127),
+    "int64_t": (-(2**63), 2**63 - 1),
+    "uint64_t": (0, 2**64 - 1),
+}
 
 
 class DtypeRule(Strict):
@@ -191,6 +245,7 @@ class Param(Strict):
     scalar: ScalarSpec | None = None
     value: ValueSpec | None = None
     infer: OutputInfer | None = None
+    review: Review | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Param:
@@ -311,7 +366,8 @@ class Check(Strict):
     ``products`` restricts a check to some products and ``when`` to inputs where an expression
     holds. A null (nullable) parameter skips the checks that mention it. ``enforced: false``
     records a rule the doc states but CANN's code does not check: docs show it, validators skip it.
-    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead.
+    ``doc_code`` records the code the doc claims when CANN returns ``code`` instead. ``review`` (also
+    on the spec, parameters, constraints and the example) says what a person must still curate.
     """
 
     id: str = Field(pattern=SLUG, max_length=64)
@@ -332,6 +388,7 @@ class Check(Strict):
     doc_code: StatusRef | None = None
     note: Text | None = None
     cases: CheckCases | None = None
+    review: Review | None = None
 
     @model_validator(mode="after")
     def _fields_match_kind(self) -> Check:
@@ -352,6 +409,7 @@ class Check(Strict):
 class Constraint(Strict):
     text: Text
     products: list[ProductTag] | None = None
+    review: Review | None = None
 
 
 class DocIssue(Strict):
@@ -371,29 +429,37 @@ class Default(Strict):
 
 
 class ExampleTensor(Strict):
-    shape: list[int]
+    shape: list[Dim] = Field(max_length=64)
     dtype: DtypeName
     format: FormatName = "ND"
-    data: list[int | float | bool] | None = None
-    fill: int | float | None = None
-    mask_from_argmax: list[int] | None = None  # flat h*W+w per output position, encoded for the product
+    data: list[Int64 | Finite | bool] | None = None
+    fill: Int64 | Finite | None = None
+    mask_from_argmax: list[Int64] | None = None  # flat h*W+w per output position, encoded for the product
+
+    @property
+    def numel(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
 
     @model_validator(mode="after")
     def _one_source(self) -> ExampleTensor:
         sources = [s for s in (self.data, self.fill, self.mask_from_argmax) if s is not None]
         if len(sources) > 1:
             raise ValueError("give at most one of 'data', 'fill', 'mask_from_argmax'")
-        if self.data is not None:
-            count = 1
-            for dim in self.shape:
-                count *= dim
-            if len(self.data) != count:
-                raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
+        count = self.numel
+        if sources and count > MAX_EXAMPLE_ELEMENTS:
+            raise ValueError(
+                f"shape {self.shape} holds {count} elements; an example holds at most {MAX_EXAMPLE_ELEMENTS}"
+            )
+        if self.data is not None and len(self.data) != count:
+            raise ValueError(f"'data' has {len(self.data)} values but shape {self.shape} holds {count}")
         return self
 
 
 class ExampleScalar(Strict):
-    value: int | float | bool
+    value: Int64 | Finite | bool
     dtype: DtypeName
 
 
@@ -403,24 +469,30 @@ def _example_kind(value: object) -> str:
     if isinstance(value, dict):
         return "ExampleTensor" if "shape" in value else "ExampleScalar"
     if isinstance(value, list):
-        return "ExampleList"
+        tensors = value and all(isinstance(v, (dict, ExampleTensor)) for v in value)
+        return "ExampleTensorList" if tensors else "ExampleList"
+    if isinstance(value, str):
+        return "ExampleString"
     return "ExampleNone" if value is None else "ExamplePlain"
 
 
-# An example input: a tensor, an aclScalar, an int/bool list, a plain value, or null.
+# An example input: a tensor, an aclScalar, an int/bool list, a list of tensors (aclTensorList), a string
+# (const char*), a plain value, or null.
 ExampleValue = Annotated[
     Annotated[ExampleTensor, Tag("ExampleTensor")]
     | Annotated[ExampleScalar, Tag("ExampleScalar")]
-    | Annotated[list[bool | int], Tag("ExampleList")]
-    | Annotated[bool | int | float, Tag("ExamplePlain")]
+    | Annotated[list[bool | Int64], Tag("ExampleList")]
+    | Annotated[list[ExampleTensor], Tag("ExampleTensorList")]
+    | Annotated[str, Field(max_length=4096), Tag("ExampleString")]
+    | Annotated[bool | Int64 | Finite, Tag("ExamplePlain")]
     | Annotated[None, Tag("ExampleNone")],
     Discriminator(_example_kind),
 ]
 
 
 class Tolerance(Strict):
-    rtol: float = 1e-5
-    atol: float = 1e-5
+    rtol: Finite = Field(default=1e-5, ge=0)
+    atol: Finite = Field(default=1e-5, ge=0)
 
 
 class Example(Strict):
@@ -429,6 +501,7 @@ class Example(Strict):
     inputs: dict[str, ExampleValue]
     expected: dict[str, ExampleTensor] = {}
     tolerance: Tolerance = Tolerance()
+    review: Review | None = None
 
 
 class Kernel(Strict):
@@ -438,8 +511,18 @@ class Kernel(Strict):
 
 
 class Sources(Strict):
+    """Where the spec comes from. ``code`` and ``links`` are for the docs' links to upstream.
+
+    ``code``: the operator's source folder in the upstream ops repository (``activation/elu_grad_v2``),
+    linked as the page's source. ``links``: upstream doc paths (relative to the repository root) of
+    other operators the prose names (``aclnnElu: activation/elu/docs/aclnnElu.md``); a name that is an
+    operator of this project links to its generated page instead.
+    """
+
     seed: str | None = None
     doc: str | None = None
+    code: str | None = Field(default=None, pattern=r"^[a-z0-9_]+(/[a-z0-9_]+)*$", max_length=200)
+    links: dict[Annotated[str, Field(pattern=r"^aclnn[A-Z][A-Za-z0-9]*$")], UpstreamPath] = {}
 
 
 class OpSpec(Strict):
@@ -461,6 +544,7 @@ class OpSpec(Strict):
     doc_issues: list[DocIssue] = []
     kernel: Kernel | None = None
     example: Example
+    review: Review | None = None
 
     @field_validator("params")
     @classmethod

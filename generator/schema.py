@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generator.model import DtypeCatalog, FormatCatalog, OpSpec, ProductCatalog, StatusCatalog
+from generator.model import DtypeCatalog, FormatCatalog, HeaderCatalog, OpSpec, ProductCatalog, StatusCatalog
 
 SCHEMAS = {
     "opspec.schema.json": (OpSpec, "aclnn operator spec"),
@@ -13,6 +13,7 @@ SCHEMAS = {
     "catalog-dtypes.schema.json": (DtypeCatalog, "aclnn-opgen dtype catalogue"),
     "catalog-formats.schema.json": (FormatCatalog, "aclnn-opgen format catalogue"),
     "catalog-status-codes.schema.json": (StatusCatalog, "aclnn-opgen status-code catalogue"),
+    "catalog-headers.schema.json": (HeaderCatalog, "aclnn-opgen aclnnop header catalogue"),
 }
 
 

@@ -1,32 +1,37 @@
-"""Tests for the C++ emitter (generator/emit/cpp.py): aclnnop headers and call samples.
+"""The C++ emitter's outputs: aclnnop headers as CANN ships them, and call samples that build and run.
 
-Everything is rendered in memory from specs/ (``render_all(project, only="cpp")``), never read from generated/.
+Everything is rendered in memory from specs/ (``render_all(project, only="cpp")``) and written to a
+temporary tree, never read from generated/ (tests/test_generate.py keeps that tree in sync).
 
-* Every sample compile-checks warning-free (``-Wall -Wextra -Werror -fsyntax-only``) against the stand-in
-  headers; all samples are compiled in one parallel ``compile_samples`` batch.
-* A small parser reads each sample and checks what the compiler cannot: every host vector handed to the
-  tensor helper has the element type the catalogue gives for the tensor's dtype (``c_host``), every
-  aclCreate* handle and every aclrtMalloc block is released (RAII owner or explicit call), and the phase-1
-  call passes the header's parameters in order. Mutated samples prove each check can fail.
-* The header declares both phases with the spec's C types and names, in order.
-* The float16/bfloat16 converters and the MaxPool2dWithMask mask builders are compiled, run and compared with
-  NumPy / the reference kernel's codec (skipped without a C++ compiler).
+* Headers: CANN's file name, guard and includes, ``ACLNN_API``, both phases of every spec that names the
+  header (a shared header declares all of them), the APIs CANN declares there without a spec named in a
+  comment.
+* Samples: one per language (en, zh: comments only differ) and per product data layout; every sample
+  compiles as C++11, C++14 and C++17 with -Wall -Wextra -Werror, links against the host runtime, runs,
+  prints its outputs and exits 0 because they match the spec's expected values; a wrong expected value
+  makes it exit 1; a failing call prints aclGetRecentErrMsg(); a sample for another product's data layout
+  refuses to run.
+* AddressSanitizer, UBSan and the host runtime's leak report stay silent on every sample, also when each
+  fallible ACL call in turn is made to fail (OPGEN_FAIL_CALL=N; every injection point of every English
+  sample: the Chinese ones differ in comments only, which a test proves).
+* The float16/bfloat16 converters and the MaxPool2dWithMask mask builders are compiled, run and compared
+  with NumPy / the reference kernel's codec.
 """
 
 from __future__ import annotations
 
-import os
+import json
 import re
 import subprocess
-import time
-from dataclasses import dataclass, field
+import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-from generator.csamples import compile_sample, compile_samples, find_compiler
+from generator import csamples
 from generator.emit import cpp
 from generator.generate import environment, render_all
 from generator.kernels import max_pool2d_with_mask_backward as mp2d
@@ -35,73 +40,34 @@ from generator.loader import OpInfo, Project, load_project
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = load_project(ROOT / "specs")
 OPS = [info.spec.name for info in PROJECT.ops]
-CXX = find_compiler()
+CXX = csamples.find_compiler()
 needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX or install g++/clang++)")
-
-
-@pytest.fixture(scope="module")
-def rendered() -> dict[str, str]:
-    return render_all(PROJECT, only="cpp")
 
 
 def _info(name: str) -> OpInfo:
     return PROJECT.op(name)
 
 
-def _sample_path(info: OpInfo) -> str:
-    return f"samples/{info.spec.snake}.cpp"
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
+def _write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    return root
 
 
-def _render_variant(info: OpInfo, **example_updates) -> dict[str, str]:
-    """Header and sample of ``info`` with its example changed (model_copy: no re-validation needed)."""
-    spec = info.spec.model_copy(update={"example": info.spec.example.model_copy(update=example_updates)})
-    variant = OpInfo(spec, info.path, info.exprs, info.located)
-    return cpp.files(Project(PROJECT.root, PROJECT.catalog, [variant]), environment())
+def _variant(info: OpInfo, **updates) -> OpInfo:
+    spec = info.spec.model_copy(update=updates)
+    return OpInfo(spec, info.path, info.exprs, info.located)
 
 
-# ---------------------------------------------------------------------------------------------
-# A parser for the generated samples
+def _render(*infos: OpInfo) -> dict[str, str]:
+    return cpp.files(Project(PROJECT.root, PROJECT.catalog, list(infos)), environment())
 
 
-def split_args(text: str) -> list[str]:
-    """Split a C++ argument list at top-level commas."""
-    args, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "([{<" and not (ch == "<" and current.rstrip().endswith(("<", " "))):
-            depth += ch in "([{"
-        if ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        args.append(current.strip())
-    return args
-
-
-def call_args(text: str, start: int) -> tuple[list[str], int]:
-    """Arguments of the call whose '(' is at ``start``, and the index after its ')'."""
-    depth = 0
-    for i in range(start, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
-        if depth == 0:
-            return split_args(text[start + 1 : i]), i + 1
-    raise ValueError("unbalanced parentheses")
-
-
-def leading_name(arg: str) -> str:
-    """``gradOutput.tensor.get()`` -> ``gradOutput``; ``&workspaceSize`` -> ``workspaceSize``."""
-    match = re.match(r"&?\s*([A-Za-z_]\w*)", arg)
-    return match.group(1) if match else arg
+def _render_example(info: OpInfo, **example_updates) -> dict[str, str]:
+    """Outputs of ``info`` with its example changed (model_copy: no re-validation needed)."""
+    return _render(_variant(info, example=info.spec.example.model_copy(update=example_updates)))
 
 
 def strip_comments(text: str) -> str:
@@ -109,325 +75,265 @@ def strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*", "", text)
 
 
-@dataclass
-class Sample:
-    text: str
-    problems: list[str] = field(default_factory=list)
-
-    def __post_init__(self):
-        self.code = strip_comments(self.text)
-        # using Alias = std::unique_ptr<Pointee, Deleter<release>>;
-        self.owners = {
-            m.group(1): (m.group(2), m.group(3))
-            for m in re.finditer(
-                r"using\s+(\w+)\s*=\s*std::unique_ptr<\s*(\w+)\s*,\s*\w+\s*<\s*(\w+)\s*>\s*>", self.code
-            )
-        }
-        # host containers: std::vector<T> name ... / std::array<T, N> name ... -> element type T
-        self.containers: dict[str, str] = {}
-        for m in re.finditer(r"std::vector<\s*([\w:]+)\s*>\s+(\w+)\s*[=({;]", self.code):
-            self.containers[m.group(2)] = m.group(1)
-        for m in re.finditer(r"std::array<\s*([\w:]+)\s*,\s*\d+\s*>\s+(\w+)\s*[=({;]", self.code):
-            self.containers[m.group(2)] = m.group(1)
-
-    def declared_type(self, name: str) -> str | None:
-        """The type a variable, parameter or member ``name`` is declared with (``DevicePtr*`` -> DevicePtr)."""
-        m = re.search(rf"\b([A-Za-z_]\w*)\s*\*?\s+{re.escape(name)}\s*[;,)(=]", self.code)
-        return m.group(1) if m else None
-
-    def function_around(self, index: int) -> tuple[str, str]:
-        """(name, parameter list) of the function definition enclosing ``index`` (a column-0 definition)."""
-        defs = list(re.finditer(r"^[A-Za-z_][\w:<>,\s*&]*?\b(\w+)\(([^;{]*?)\)\s*\{", self.code[:index], re.M))
-        return defs[-1].group(1), defs[-1].group(2)
-
-    def calls(self, name: str) -> list[list[str]]:
-        """Argument lists of the calls of ``name`` (definitions start at column 0 and are skipped)."""
-        out = []
-        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*\(", self.code):
-            line = self.code[self.code.rfind("\n", 0, m.start()) + 1 : m.start()]
-            if line[:1].isalpha() and "=" not in line:
-                continue  # a function definition, not a call
-            out.append(call_args(self.code, m.end() - 1)[0])
-        return out
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, str]:
+    return render_all(PROJECT, only="cpp")
 
 
-def check_tensor_dtypes(sample: Sample, catalog) -> list[str]:
-    """Every host vector fed to the function wrapping aclCreateTensor has the dtype's c_host element type."""
-    problems = []
-    by_acl = {d.acl: d for d in catalog.dtypes.dtypes}
-    sites = [m.start() for m in re.finditer(r"\baclCreateTensor\s*\(", sample.code)]
-    if not sites:
-        return ["no aclCreateTensor call"]
-    for site in sites:
-        helper, params = sample.function_around(site)
-        if helper == "main":  # a direct call: nothing ties a host vector to it
-            continue
-        params = split_args(params)
-        host_pos = next(i for i, p in enumerate(params) if "std::vector" in p)
-        dtype_pos = next(i for i, p in enumerate(params) if p.startswith("aclDataType"))
-        calls = [c for c in sample.calls(helper) if len(c) > max(host_pos, dtype_pos)]
-        if not calls:
-            problems.append(f"{helper} (which calls aclCreateTensor) is never called")
-        for args in calls:
-            host, acl = args[host_pos], args[dtype_pos]
-            if acl not in by_acl:
-                continue  # a forwarding call inside an overload (dataType passed through)
-            element = sample.containers.get(host)
-            wanted = by_acl[acl].c_host
-            if element != wanted:
-                problems.append(f"{host}: host element type {element} for {acl} (catalogue c_host: {wanted})")
-    return problems
-
-
-def _owner_of(sample: Sample, code: str, start: int) -> tuple[str | None, str | None]:
-    """(owner type, variable) of the handle created by the call at ``start``: ``Alias var(call`` or ``x.reset(call``."""
-    before = code[:start]
-    m = re.search(r"\b(\w+)\s*\*?\s+(\w+)\s*[({]\s*$", before)
-    if m:
-        return m.group(1), m.group(2)
-    m = re.search(r"(\w+)\s*(?:\.|->)\s*reset\s*\(\s*$", before)
-    if m:
-        return sample.declared_type(m.group(1)), m.group(1)
-    m = re.search(r"\b(\w+)\s*=\s*$", before)
-    if m:
-        return sample.declared_type(m.group(1)), m.group(1)
-    return None, None
-
-
-def check_releases(sample: Sample) -> list[str]:
-    """Every aclCreate* handle and every aclrtMalloc block is released: RAII owner or explicit call."""
-    problems, code = [], sample.code
-    for m in re.finditer(r"\baclCreate(\w+)\s*\(", code):
-        kind = m.group(1)
-        owner, var = _owner_of(sample, code, m.start())
-        pointee, release = sample.owners.get(owner or "", (None, None))
-        if pointee == f"acl{kind}" and release == f"aclDestroy{kind}":
-            continue
-        if var and re.search(rf"\baclDestroy{kind}\s*\(\s*{re.escape(var)}\s*\)", code):
-            continue
-        problems.append(f"aclCreate{kind} at offset {m.start()} ({var}) is never destroyed")
-    for m in re.finditer(r"\baclrtMalloc\s*\(\s*&?\s*(\w+)", code):
-        var = m.group(1)
-        freed = re.search(rf"\baclrtFree\s*\(\s*{re.escape(var)}\s*\)", code)
-        for reset in re.finditer(rf"(\w+)\s*(?:\.|->)\s*reset\s*\(\s*{re.escape(var)}\s*\)", code):
-            if sample.owners.get(sample.declared_type(reset.group(1)) or "", (None, None))[1] == "aclrtFree":
-                freed = True
-        if not freed:
-            problems.append(f"aclrtMalloc into {var} is never freed")
-    return problems
-
-
-def header_decls(header: str, name: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(phase-1 params, phase-2 params) of the header as (C type, name) pairs."""
-
-    def params(func: str) -> list[tuple[str, str]]:
-        code = strip_comments(header)
-        m = re.search(rf"aclnnStatus\s+{func}\s*\(", code)
-        assert m, f"{func} is not declared"
-        out = []
-        for arg in call_args(code, m.end() - 1)[0]:
-            pm = re.match(r"(.*?)\s*\b(\w+)$", " ".join(arg.split()))
-            ctype = re.sub(r"\s*\*", "*", pm.group(1))
-            out.append((ctype, pm.group(2)))
-        return out
-
-    return params(f"{name}GetWorkspaceSize"), params(name)
-
-
-def check_phase_call(sample: Sample, header: str, name: str) -> list[str]:
-    """The phase-1 call passes the header's parameters in order (by the locals' names)."""
-    phase1, phase2 = header_decls(header, name)
-    calls = sample.calls(f"{name}GetWorkspaceSize")
-    if len(calls) != 1:
-        return [f"expected one {name}GetWorkspaceSize call, found {len(calls)}"]
-    got = [leading_name(a) for a in calls[0]]
-    want = [n for _, n in phase1]
-    problems = [] if got == want else [f"phase-1 arguments {got} != header parameters {want}"]
-    second = sample.calls(name)
-    if len(second) != 1 or len(second[0]) != len(phase2):
-        problems.append(f"expected one {name} call with {len(phase2)} arguments")
-    return problems
-
-
-def sample_problems(text: str, header: str, name: str) -> list[str]:
-    sample = Sample(text)
-    return (
-        check_tensor_dtypes(sample, PROJECT.catalog) + check_releases(sample) + check_phase_call(sample, header, name)
-    )
+@pytest.fixture(scope="module")
+def tree(rendered, tmp_path_factory) -> Path:
+    """The rendered C++ tree plus the aclnn package (the embedded interpreter computes with it)."""
+    return _write(tmp_path_factory.mktemp("generated"), render_all(PROJECT))
 
 
 # ---------------------------------------------------------------------------------------------
 # Rendering
 
 
-def test_every_op_has_header_and_sample(rendered):
-    expected = {info.spec.header for info in PROJECT.ops} | {_sample_path(info) for info in PROJECT.ops}
-    assert set(rendered) == expected | {"include/opgen/catalog.h"}
+def test_every_op_has_a_header_samples_and_a_host_runtime_unit(rendered):
+    index = cpp.sample_index(rendered)
+    for info in PROJECT.ops:
+        spec = info.spec
+        assert spec.header in rendered and f"hostrt/{spec.snake}.cpp" in rendered
+        mine = [s for s in index if s["op"] == spec.name]
+        assert {s["lang"] for s in mine} == {"en", "zh"}
+        for entry in mine:
+            assert entry["path"] in rendered and entry["run_product"] in entry["products"]
+        covered = sorted(t for s in mine if s["lang"] == "en" for t in s["products"])
+        assert covered == sorted(spec.products), "every product has exactly one sample"
+    assert {rel for rel in rendered if rel.startswith("samples/") and rel.endswith(".cpp")} == {
+        s["path"] for s in index
+    }
 
 
 def test_rendering_is_deterministic(rendered):
     assert render_all(PROJECT, only="cpp") == rendered
 
 
+def _declarations(header: str) -> dict[str, list[tuple[str, str]]]:
+    """API -> [(C type, name), ...] of every ``ACLNN_API aclnnStatus`` declaration."""
+    code = " ".join(strip_comments(header).split())
+    out = {}
+    for m in re.finditer(r"ACLNN_API aclnnStatus (\w+)\((.*?)\);", code):
+        params = []
+        for arg in m.group(2).split(","):
+            pm = re.match(r"(.*?)\s*\b(\w+)$", arg.strip())
+            params.append((re.sub(r"\s*\*", "*", pm.group(1)), pm.group(2)))
+        out[m.group(1)] = params
+    return out
+
+
 @pytest.mark.parametrize("name", OPS)
-def test_header_declares_both_phases(rendered, name):
-    info = _info(name)
-    spec = info.spec
+def test_header_is_as_cann_ships_it(rendered, name):
+    spec = _info(name).spec
     header = rendered[spec.header]
-    assert header.startswith(f"// @generated by opgen from specs/{info.path.name}; do not edit.\n")
-    guard = re.search(r"#ifndef (\w+)\n#define \1\n", header)
-    assert guard and header.rstrip().endswith(f"#endif  // {guard.group(1)}")
-    assert '#include "aclnn/aclnn_base.h"' in header
-    assert '#ifdef __cplusplus\nextern "C" {\n#endif' in header
-    assert "ACLNN_API" not in header
-    phase1, phase2 = header_decls(header, spec.name)
-    assert phase1 == [(p.ctype, p.name) for p in spec.params] + [
+    entry = next(e for e in PROJECT.catalog.headers.headers if e.file == spec.header)
+    assert header.count(f"#ifndef {entry.guard}\n#define {entry.guard}\n") == 1
+    assert header.rstrip().endswith(f"#endif  // {entry.guard}")
+    assert '#include "aclnn/aclnn_base.h"\n#include "aclnn_util.h"' in header
+    assert 'extern "C" {' in header
+    decls = _declarations(header)
+    names = cpp.cpp_names(spec)
+    assert decls[f"{spec.name}GetWorkspaceSize"] == [
+        *((p.ctype, names[p.name]) for p in spec.params),
         ("uint64_t*", "workspaceSize"),
         ("aclOpExecutor**", "executor"),
     ]
-    assert phase2 == [
+    assert decls[spec.name] == [
         ("void*", "workspace"),
         ("uint64_t", "workspaceSize"),
         ("aclOpExecutor*", "executor"),
         (spec.stream_ctype, "stream"),
     ]
-    for p in spec.params:  # a doc comment for every parameter
-        assert re.search(rf"@param \[(in|out)\] {p.name}: \S", header), p.name
+    unspecified = [api for api in entry.apis if api not in OPS]
+    for api in unspecified:
+        assert api in header and f"{api}GetWorkspaceSize" not in decls
 
 
-@pytest.mark.parametrize("name", OPS)
-def test_sample_passes_the_parser(rendered, name):
-    spec = _info(name).spec
-    assert sample_problems(rendered[_sample_path(_info(name))], rendered[spec.header], spec.name) == []
+def test_a_shared_header_declares_every_spec_that_names_it():
+    """aclnn_max_pool2d_with_indices_backward.h holds MaxPool2dWithMaskBackward and, given its spec,
+    MaxPool2dWithIndicesBackward, in CANN's order; without that spec it is named in a comment."""
+    mask = _info("MaxPool2dWithMaskBackward")
+    indices = _variant(mask, name="aclnnMaxPool2dWithIndicesBackward", snake="max_pool2d_with_indices_backward")
+    both = _render(indices, mask)
+    header = both[mask.spec.header]
+    decls = list(_declarations(header))
+    assert decls == [
+        "aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize",
+        "aclnnMaxPool2dWithMaskBackward",
+        "aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize",
+        "aclnnMaxPool2dWithIndicesBackward",
+    ]
+    assert "also declares" not in header
+    assert "hostrt/max_pool2d_with_indices_backward.cpp" in both
+    alone = _render(mask)[mask.spec.header]
+    assert "also declares aclnnMaxPool2dWithIndicesBackward" in alone
+    assert "aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize" not in strip_comments(alone)
 
 
-@pytest.mark.parametrize("name", OPS)
-def test_sample_content(rendered, name):
-    info = _info(name)
-    spec, example = info.spec, info.spec.example
-    text = rendered[_sample_path(info)]
-    assert text.startswith(f"// @generated by opgen from specs/{info.path.name}; do not edit.\n")
-    product = PROJECT.catalog.product(example.product)
-    assert f'Target product: {product.en} (product "{product.tag}")' in text
-    for include in ("<cstdint>", "<cstdio>", "<vector>", '"acl/acl.h"', f'"{spec.header}"'):
-        assert f"#include {include}" in text
-    assert all(len(line) <= 120 for line in text.splitlines())
-    for name_, expected in example.expected.items():  # the expected values are shown next to the print
-        if expected.data is not None:
-            shown = re.search(rf"// expected [^\n]*((?:\n\s*//[^\n]*)*)\n\s*for [^\n]*{name_}HostData", text)
-            assert shown, name_
-    for p in spec.params:
-        if example.inputs.get(p.name, 0) is None:
-            assert re.search(rf"\b{p.name} = nullptr;", text)
+def test_a_header_missing_from_the_catalogue_gets_the_default_guard():
+    elu = _variant(_info("EluBackward"), header="aclnnop/aclnn_elu_backward_v2.h")
+    header = _render(elu)["aclnnop/aclnn_elu_backward_v2.h"]
+    assert "#ifndef OP_API_INC_LEVEL2_ACLNN_ELU_BACKWARD_V2_H_" in header
 
 
-# ---------------------------------------------------------------------------------------------
-# The parser catches mistakes
+def test_system_includes_come_from_the_catalogue():
+    elu = _variant(_info("EluBackward"), header="aclnnop/aclnn_softmax_backward.h")
+    header = _render(elu)["aclnnop/aclnn_softmax_backward.h"]
+    assert "#include <array>\n" in header and "OP_API_INC_LEVEL2_ACLNN_SOFTMAX_BACKWARD_H_" in header
 
 
-def _mutants(rendered):
-    msda = _info("MultiScaleDeformableAttentionGrad")
-    elu = _info("EluBackward")
-    mp = _info("MaxPool2dWithMaskBackward")
-    msda_text, elu_text, mp_text = (rendered[_sample_path(i)] for i in (msda, elu, mp))
-    yield (
-        "float vector for an INT32 tensor",
-        msda,
-        msda_text.replace("std::vector<int32_t> spatialShapeHostData", "std::vector<float> spatialShapeHostData"),
-    )
-    yield "wrong ACL dtype", elu, elu_text.replace("gradOutputShape, ACL_FLOAT,", "gradOutputShape, ACL_FLOAT16,")
-    yield (
-        "scalar without owner",
-        elu,
-        elu_text.replace("ScalarPtr alpha(", "aclScalar* alpha(").replace("alpha.get()", "alpha"),
-    )
-    yield "array without owner", mp, mp_text.replace("IntArrayPtr stride(", "aclIntArray* stride(")
-    yield "device memory not freed", elu, elu_text.replace("Releaser<aclrtFree>", "Releaser<aclrtMemset>")
-    yield (
-        "wrong deleter",
-        elu,
-        elu_text.replace(
-            "std::unique_ptr<aclScalar, Releaser<aclDestroyScalar>>",
-            "std::unique_ptr<aclScalar, Releaser<aclDestroyTensor>>",
-        ),
-    )
-    yield "arguments swapped", elu, elu_text.replace("alpha.get(), scale.get()", "scale.get(), alpha.get()")
+def _code(text: str) -> list[str]:
+    """The non-blank lines of a source without its comments."""
+    return [line.rstrip() for line in strip_comments(text).splitlines() if line.strip()]
 
 
-def test_parser_catches_mutations(rendered):
-    seen = 0
-    for label, info, text in _mutants(rendered):
-        assert text != rendered[_sample_path(info)], f"mutation '{label}' did not apply"
-        problems = sample_problems(text, rendered[info.spec.header], info.spec.name)
-        assert problems, f"the parser missed: {label}"
-        seen += 1
-    assert seen == 7
+def _has_cjk(text: str) -> bool:
+    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text)
 
 
-def test_explicit_destroy_is_accepted():
-    text = """
-aclTensor* CreateT(const std::vector<float>& hostData, aclDataType dataType) {
-    return aclCreateTensor(nullptr, 0, dataType, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr);
-}
-int main() {
-    std::vector<float> xHostData = {1.0f};
-    aclTensor* x = CreateT(xHostData, ACL_FLOAT);
-    aclScalar* s = aclCreateScalar(nullptr, ACL_FLOAT);
-    void* mem = nullptr;
-    aclrtMalloc(&mem, 4, ACL_MEM_MALLOC_HUGE_FIRST);
-    aclDestroyScalar(s);
-    aclrtFree(mem);
-}
-"""
-    sample = Sample(text)
-    assert check_tensor_dtypes(sample, PROJECT.catalog) == []
-    problems = check_releases(sample)  # only the tensor (returned, never destroyed) is reported
-    assert len(problems) == 1 and problems[0].startswith("aclCreateTensor "), problems
+def test_samples_per_language_differ_in_comments_only(rendered):
+    for entry in cpp.sample_index(rendered):
+        if entry["lang"] != "en":
+            continue
+        en = rendered[entry["path"]]
+        zh = rendered[entry["path"].replace("samples/en/", "samples/zh/")]
+        assert _code(en) == _code(zh), entry["path"]
+        comments_zh = "".join(re.findall(r"//[^\n]*", zh))
+        assert _has_cjk(comments_zh)
+        spec = _info(entry["op"]).spec
+        if all(t.en for t in (spec.summary, spec.example.text) if t is not None):
+            assert not _has_cjk(en), f"{entry['path']}: Chinese text in the English sample"
+
+
+def test_data_layouts_get_one_sample_per_product_group(rendered):
+    entries = {s["path"]: s for s in cpp.sample_index(rendered) if s["lang"] == "en"}
+    plain = entries["samples/en/max_pool2d_with_mask_backward.cpp"]
+    other = entries["samples/en/max_pool2d_with_mask_backward_910_93.cpp"]
+    assert plain["products"] == ["910"] and plain["run_product"] == "910"
+    assert other["products"] == ["910_93", "910b"] and other["run_product"] == "910_93"
+    assert "BuildBitMask(" in rendered[plain["path"]] and "BuildArgmaxMask(" not in rendered[plain["path"]]
+    assert "BuildArgmaxMask(" in rendered[other["path"]] and "BuildBitMask(" not in rendered[other["path"]]
+    for path in (plain["path"], other["path"]):
+        assert "RunsOnTargetProduct()" in rendered[path]
+    assert "RunsOnTargetProduct" not in rendered["samples/en/elu_backward.cpp"]
+
+
+def test_out_of_range_example_value_is_a_located_error():
+    from generator.diagnostics import SpecError
+    from generator.model import ExampleTensor
+
+    info = _info("EluBackward")
+    tensor = ExampleTensor(shape=[2], dtype="UINT8", data=[-1, 2])
+    with pytest.raises(SpecError) as error:
+        _render_example(info, inputs=dict(info.spec.example.inputs, gradOutput=tensor))
+    (diag,) = error.value.diagnostics
+    assert diag.path == "example.inputs.gradOutput" and diag.line > 0 and diag.col > 0
+    assert "does not fit the host type uint8_t" in diag.message and diag.file.endswith("elu_backward.yaml")
+
+
+@needs_cxx
+def test_tensor_list_and_string_parameters(tmp_path):
+    """A const aclTensorList* (a list of example tensors; the list owns them) and a const char* (an escaped
+    string literal) in the header, the host-runtime unit and a sample that compiles."""
+    from tests.hostile.trees import spec_tree
+
+    def mutate(data):
+        data["params"].insert(
+            5,
+            {
+                "name": "extras",
+                "ctype": "const aclTensorList*",
+                "role": "input",
+                "nullable": True,
+                "description": {"zh": "张量列表", "en": "Tensors."},
+            },
+        )
+        data["params"].insert(
+            6,
+            {
+                "name": "mode",
+                "ctype": "const char*",
+                "role": "attribute",
+                "description": {"zh": "模式", "en": "A mode."},
+            },
+        )
+        data["example"]["inputs"]["extras"] = [
+            {"shape": [2], "dtype": "FLOAT", "data": [1, 2]},
+            {"shape": [1, 2], "dtype": "INT32", "data": [3, 4]},
+        ]
+        data["example"]["inputs"]["mode"] = 'fast"\\n??/ */'  # fmt: skip
+
+    project = load_project(spec_tree(tmp_path, "elu_backward", mutate))
+    files = cpp.files(project, environment())
+    header = files["aclnnop/aclnn_elu_backward.h"]
+    assert "const aclTensorList* extras, const char* mode" in " ".join(header.split())
+    sample = files["samples/en/elu_backward.cpp"]
+    assert 'const char* mode = "fast\\"\\\\n\\?\\?/ */";' in sample
+    assert "const aclTensor* extrasItems[] = {extrasItem0.tensor.get(), extrasItem1.tensor.get()};" in sample
+    assert "Handle<aclTensorList> extras(aclCreateTensorList(extrasItems, 2), aclDestroyTensorList);" in sample
+    assert "(void)extrasItem1.tensor.release();" in sample
+    assert "std::vector<int32_t> extrasItem1HostData = {3, 4};" in sample
+    root = _write(tmp_path / "gen", files)
+    target = csamples.syntax_target(root)
+    for rel in ("samples/en/elu_backward.cpp", "samples/zh/elu_backward.cpp"):
+        result = csamples.compile_sample(root / rel, target, link=False)
+        assert result.ok, result.output
+    unit = subprocess.run(
+        [*CXX.split(), "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", f"-I{csamples.INCLUDE_DIR}",
+         f"-I{csamples.hostrt.INTERNAL_INCLUDE}", f"-I{root / 'include'}", f"-I{root}", str(root / "hostrt/elu_backward.cpp")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert unit.returncode == 0, unit.stderr
+    assert 'request.Add("extras", extras);' in files["hostrt/elu_backward.cpp"]
+
+
+def test_null_input_and_unrequested_output():
+    """A None input and an output whose infer.when is false are passed as nullptr; an output missing from
+    expected is allocated from its infer expressions and printed (it has no expected values)."""
+    info = _info("ConvolutionBackward")
+    example = info.spec.example
+    inputs = dict(example.inputs, biasSizes=None, outputMask=[True, True, False])
+    text = _render_example(info, inputs=inputs, expected={"gradInput": example.expected["gradInput"]})[
+        "samples/en/convolution_backward.cpp"
+    ]
+    assert "const aclIntArray* biasSizes = nullptr;" in text
+    assert "aclTensor* gradBias = nullptr;" in text
+    assert "bool outputMaskValues[] = {true, true, false};" in text
+    assert "std::vector<int64_t> gradWeightShape = {2, 2, 1, 1};" in text
+    assert "CopyToHost(gradBias" not in text
+    assert 'Print("gradWeight", ToDouble(gradWeightHostData));' in text
+    assert 'mismatches += Compare("gradInput"' in text
 
 
 # ---------------------------------------------------------------------------------------------
 # Compiling
 
 
-@pytest.fixture(scope="module")
-def compiled(rendered, tmp_path_factory):
-    if CXX is None:
-        pytest.skip("no C++ compiler")
-    root = tmp_path_factory.mktemp("cpp")
-    _write(root, rendered)
-    paths = [root / _sample_path(info) for info in PROJECT.ops]
-    start = time.perf_counter()
-    results = compile_samples(paths, root, jobs=max(2, min(len(paths), os.cpu_count() or 2)))
-    return {info.spec.name: r for info, r in zip(PROJECT.ops, results, strict=True)}, time.perf_counter() - start
+@needs_cxx
+def test_every_sample_compiles_as_cxx14_and_17(tree):
+    """C++11 builds of every sample are linked and run below; the code of zh and en samples is the same
+    (test_samples_per_language_differ_in_comments_only), so C++14/17 compile the English ones."""
+    samples = sorted((tree / "samples" / "en").glob("*.cpp"))
+    target = csamples.syntax_target(tree)
+    for std in ("c++14", "c++17"):
+        results = csamples.compile_samples(samples, target, std=std, link=False)
+        failed = {r.path.name: r.output for r in results if not r.ok}
+        assert not failed, (std, failed)
 
 
 @needs_cxx
-@pytest.mark.parametrize("name", OPS)
-def test_sample_compiles_warning_free(compiled, name):
-    result = compiled[0][name]
-    assert result.ok, result.output
-
-
-@needs_cxx
-def test_parallel_compile_is_quick(compiled):
-    assert compiled[1] < 15, f"compiling {len(OPS)} samples took {compiled[1]:.1f} s"
-
-
-@needs_cxx
-def test_compiler_rejects_a_warning(rendered, tmp_path):
-    info = _info("EluBackward")
-    files = dict(rendered)
-    files[_sample_path(info)] = files[_sample_path(info)].replace(
-        "    return 0;\n}", "    int unused = 0;\n    return 0;\n}"
-    )
-    _write(tmp_path, files)
-    assert not compile_sample(tmp_path / _sample_path(info), tmp_path).ok
+def test_the_compiler_rejects_a_warning(tree, tmp_path):
+    text = (tree / "samples/en/elu_backward.cpp").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.cpp"
+    broken.write_text(text.replace("    return 0;\n}", "    int unused = 0;\n    return 0;\n}"), encoding="utf-8")
+    assert not csamples.compile_sample(broken, csamples.syntax_target(tree), link=False).ok
 
 
 def _dtype_variants():
     """Every catalogue dtype a sample can hold on the host, through EluBackward's example."""
     for d in PROJECT.catalog.dtypes.dtypes:
-        if d.c_host is not None and d.kind != "float8":
+        if d.c_host is not None and d.kind not in ("float8", "complex", "other"):
             yield d.name
 
 
@@ -443,51 +349,115 @@ def test_every_host_dtype_compiles(tmp_path):
         tensor = ExampleTensor(shape=[2, 2], dtype=dtype, data=data)
         inputs = dict(info.spec.example.inputs, gradOutput=tensor, selfOrResult=tensor)
         inputs["alpha"] = ExampleScalar(value=1, dtype=dtype)
-        expected = {"gradInput": ExampleTensor(shape=[2, 2], dtype=dtype, data=data)}
-        files = _render_variant(info, inputs=inputs, expected=expected)
-        texts[dtype] = files.pop(_sample_path(info))
-        paths.append(tmp_path / f"samples/{info.spec.snake}_{dtype.lower()}.cpp")
-        _write(tmp_path, {**files, paths[-1].relative_to(tmp_path).as_posix(): texts[dtype]})
-        assert sample_problems(texts[dtype], files[info.spec.header], info.spec.name) == [], dtype
-    results = compile_samples(paths, tmp_path, jobs=os.cpu_count() or 2)
-    failed = {p.name: r.output for p, r in zip(paths, results, strict=True) if not r.ok}
+        files = _render_example(info, inputs=inputs, expected={"gradInput": tensor})
+        texts[dtype] = files["samples/en/elu_backward.cpp"]
+        paths.append(tmp_path / f"{dtype.lower()}/samples/elu_backward.cpp")
+        _write(paths[-1].parents[1], {**files, "samples/elu_backward.cpp": texts[dtype]})
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(
+            pool.map(lambda p: csamples.compile_sample(p, csamples.syntax_target(p.parents[1]), link=False), paths)
+        )
+    failed = {p.parent.parent.name: r.output for p, r in zip(paths, results, strict=True) if not r.ok}
     assert not failed
     assert (
         "std::vector<uint16_t> gradOutputHostData = ToBits({0.0f, 1.0f, 2.0f, 3.0f}, FloatToHalf);" in texts["FLOAT16"]
     )
     assert "uint16_t alphaValue = FloatToBf16(1.0f);" in texts["BFLOAT16"]
     assert "std::vector<bool> gradInputHostData" in texts["BOOL"]
+    assert "ToDouble(gradInputHostData, Bf16ToFloat)" in texts["BFLOAT16"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Running (the host runtime)
+
+
+@pytest.fixture(scope="module")
+def runs(tree):
+    return {r.path.relative_to(tree).as_posix(): r for r in csamples.build_and_run(tree)}
 
 
 @needs_cxx
-def test_null_input_and_unrequested_output(tmp_path):
-    """A None input and an output whose infer.when is false are passed as nullptr; an output missing from
-    expected is allocated from its infer expressions."""
-    info = _info("ConvolutionBackward")
-    example = info.spec.example
-    inputs = dict(example.inputs, biasSizes=None, outputMask=[True, True, False])
-    files = _render_variant(info, inputs=inputs, expected={"gradInput": example.expected["gradInput"]})
-    text = files[_sample_path(info)]
-    assert "const aclIntArray* biasSizes = nullptr;" in text
-    assert "aclTensor* gradBias = nullptr;" in text
-    assert "std::array<bool, 3> outputMaskValues = {true, true, false};" in text
-    # gradWeight: infer shape weight.shape, dtype from weight; NCHW is torch_npu's format for a 4-D tensor
-    assert "std::vector<int64_t> gradWeightShape = {2, 2, 1, 1};" in text
-    assert "CreateAclTensor(gradWeightHostData, gradWeightShape, ACL_FLOAT, ACL_FORMAT_NCHW, &gradWeight)" in text
-    assert "CopyToHost(gradBias" not in text
-    assert sample_problems(text, files[info.spec.header], info.spec.name) == []
-    _write(tmp_path, files)
-    result = compile_sample(tmp_path / _sample_path(info), tmp_path)
-    assert result.ok, result.output
+def test_every_sample_runs_and_matches_its_expected_values(runs, rendered):
+    assert set(runs) == {s["path"] for s in cpp.sample_index(rendered)}
+    for path, result in runs.items():
+        assert result.ok, f"{path}: exit {result.returncode}\n{result.compiled.output}{result.stdout}{result.stderr}"
+        assert "OK: every output matches its expected values" in result.stdout
+        assert "<- mismatch" not in result.stdout and result.stderr == ""
+        spec = _info(next(s["op"] for s in cpp.sample_index(rendered) if s["path"] == path)).spec
+        for name in spec.example.expected:
+            assert f"{name}[0] = " in result.stdout
 
 
-def test_out_of_range_example_value_is_reported():
-    from generator.model import ExampleTensor
-
+@needs_cxx
+def test_a_wrong_result_makes_the_sample_fail(tmp_path):
     info = _info("EluBackward")
-    tensor = ExampleTensor(shape=[2], dtype="UINT8", data=[-1, 2])
-    with pytest.raises(cpp.SampleError, match="does not fit the host type uint8_t"):
-        _render_variant(info, inputs=dict(info.spec.example.inputs, gradOutput=tensor))
+    wrong = info.spec.example.expected["gradInput"].model_copy(update={"data": [2.0, 0.0, 0.5, 1.0]})
+    files = _render_example(info, expected={"gradInput": wrong})
+    root = _write(tmp_path, {**render_all(PROJECT), **files})
+    result = csamples.build_and_run(root, [root / "samples/en/elu_backward.cpp"])[0]
+    assert result.returncode == 1
+    assert "gradInput[2] = 0 (expected 0.5)  <- mismatch" in result.stdout
+    assert "FAILED: 1 value(s) differ from the expected result" in result.stdout
+
+
+@needs_cxx
+def test_a_failing_call_prints_the_recent_error_message(tree, runs):
+    result = runs["samples/en/elu_backward.cpp"]
+    target = csamples.target(tree)
+    log = tree / "calls.log"
+    code, _, _ = csamples.run_executable(result.compiled.executable, target, "910b", OPGEN_CALL_LOG=str(log))
+    calls = log.read_text().split("\n")
+    n = next(int(line.split()[0]) for line in calls if line.endswith(" aclnnEluBackwardGetWorkspaceSize"))
+    code, out, err = csamples.run_executable(result.compiled.executable, target, "910b", OPGEN_FAIL_CALL=str(n))
+    assert code == 1
+    assert "aclnnEluBackwardGetWorkspaceSize(" in err and "failed with error 561101" in err
+    assert "injected failure of aclnnEluBackwardGetWorkspaceSize" in err  # aclGetRecentErrMsg()
+
+
+@needs_cxx
+def test_a_sample_refuses_a_product_with_another_data_layout(tree, runs):
+    target = csamples.target(tree)
+    bitmask = runs["samples/en/max_pool2d_with_mask_backward.cpp"].compiled.executable
+    code, out, err = csamples.run_executable(bitmask, target, "910b")
+    assert code == 1 and "This sample is for Atlas Training Series Product (910); this device is ASCEND910B" in err
+    argmax = runs["samples/en/max_pool2d_with_mask_backward_910_93.cpp"].compiled.executable
+    for product in ("910b", "910_93"):
+        code, out, err = csamples.run_executable(argmax, target, product)
+        assert code == 0 and "OK:" in out, err
+
+
+@needs_cxx
+def test_samples_are_clean_under_sanitizers_with_every_call_failing(tree, rendered):
+    """ASan + UBSan + the host runtime's leak report, on every English sample, with no failure and with
+    each fallible call failing in turn: exit 0, or 1 with the failure reported; never a sanitizer report
+    (86, 87) or a leak report (99)."""
+    english = [tree / s["path"] for s in cpp.sample_index(rendered) if s["lang"] == "en"]
+    products = csamples.sample_products(tree)
+    target = csamples.target(tree, sanitize=True)
+    built = csamples.compile_samples(english, target)
+    jobs = []
+    for result in built:
+        assert result.ok, result.output
+        product = products[result.path.relative_to(tree).as_posix()]
+        log = tree / f"{result.path.stem}.calls"
+        log.unlink(missing_ok=True)
+        code, out, err = csamples.run_executable(result.executable, target, product, OPGEN_CALL_LOG=str(log))
+        assert code == 0, f"{result.path.name}: exit {code}\n{out}\n{err}"
+        count = len(log.read_text().splitlines())
+        jobs += [(result, product, n) for n in range(1, count + 1)]
+
+    def inject(job):
+        result, product, n = job
+        code, out, err = csamples.run_executable(result.executable, target, product, OPGEN_FAIL_CALL=str(n))
+        return result.path.name, n, code, err
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(inject, jobs))
+    bad = [
+        (name, n, code, err[-2000:]) for name, n, code, err in outcomes if code != 1 or "injected failure" not in err
+    ]
+    assert not bad, bad[:3]
+    assert len(outcomes) > 10 * len(english)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,7 +476,7 @@ def run_program(tmp_path: Path, source: str, stdin: str = "") -> str:
     src.write_text(source, encoding="utf-8")
     exe = tmp_path / "harness"
     build = subprocess.run(
-        [*CXX.split(), "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe)],
+        [*CXX.split(), "-std=c++11", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe)],
         capture_output=True,
         text=True,
     )
@@ -518,34 +488,15 @@ def run_program(tmp_path: Path, source: str, stdin: str = "") -> str:
 
 def _float_samples() -> np.ndarray:
     rng = np.random.default_rng(7)
-    special = [
-        0.0,
-        -0.0,
-        1.0,
-        -2.5,
-        65504.0,
-        65519.99,
-        65520.0,
-        65536.0,
-        1e9,
-        2.0**-14,
-        2.0**-24,
-        2.0**-25,
-        np.nextafter(np.float32(2.0**-25), np.float32(1)),
-        3 * 2.0**-26,
-        2.0**-26,
-        1e-45,
-        3.0e38,
-        np.inf,
-        -np.inf,
-    ]
+    special = [0.0, -0.0, 1.0, -2.5, 65504.0, 65519.99, 65520.0, 65536.0, 1e9, 2.0**-14, 2.0**-24, 2.0**-25,
+               np.nextafter(np.float32(2.0**-25), np.float32(1)), 3 * 2.0**-26, 2.0**-26, 1e-45, 3.0e38, np.inf,
+               -np.inf]  # fmt: skip
     bits = np.concatenate(
         [
             np.array(special, dtype=np.float32).view(np.uint32),
             rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32),
         ]
     )
-    # plenty of values near the fp16 range and at rounding ties
     near = (rng.integers(100, 145, 20000).astype(np.uint32) << 23) | rng.integers(0, 2**23, 20000).astype(np.uint32)
     ties = (rng.integers(0x33000000 >> 13, 0x47800000 >> 13, 5000).astype(np.uint32) << 13) | 0x1000
     return np.concatenate([bits, near, ties, ties | 0x80000000])
@@ -557,14 +508,14 @@ def test_float16_and_bfloat16_helpers(tmp_path):
     from generator.model import ExampleScalar, ExampleTensor
 
     info = _info("EluBackward")
-
     texts = {}
     for dtype in ("FLOAT16", "BFLOAT16"):
         tensor = ExampleTensor(shape=[2], dtype=dtype, data=[1.0, 2.0])
         inputs = dict(info.spec.example.inputs, gradOutput=tensor, selfOrResult=tensor)
         inputs["alpha"] = ExampleScalar(value=1.0, dtype=dtype)
-        files = _render_variant(info, inputs=inputs, expected={"gradInput": tensor})
-        texts[dtype] = files[_sample_path(info)]
+        texts[dtype] = _render_example(info, inputs=inputs, expected={"gradInput": tensor})[
+            "samples/en/elu_backward.cpp"
+        ]
     parts = [
         extract_function(texts["FLOAT16"], n) for n in ("FloatBits", "ShiftRoundEven", "FloatToHalf", "HalfToFloat")
     ]
@@ -632,13 +583,11 @@ def _cpp_list(values) -> str:
 
 
 @needs_cxx
-def test_mask_builders_match_the_kernel_codec(tmp_path):
+def test_mask_builders_match_the_kernel_codec(rendered, tmp_path):
     """BuildBitMask / BuildArgmaxMask encode the argmax as the reference kernel's encode_mask does."""
-    info = _info("MaxPool2dWithMaskBackward")
-    v1 = _render_variant(info)[_sample_path(info)]
-    assert info.spec.example.product == "910" and "BuildBitMask(" in v1 and "BuildArgmaxMask" not in v1
-    a2 = _render_variant(info, product="910b")[_sample_path(info)]
-    assert "BuildArgmaxMask(indicesArgmax, indicesShape);" in a2 and "BuildBitMask" not in a2
+    v1 = rendered["samples/en/max_pool2d_with_mask_backward.cpp"]
+    a2 = rendered["samples/en/max_pool2d_with_mask_backward_910_93.cpp"]
+    assert "BuildArgmaxMask(indicesArgmax, indicesShape);" in a2
     parts = [extract_function(v1, n) for n in ("GetShapeSize", "AxisValue", "PoolOut", "BuildBitMask")]
     parts.append(extract_function(a2, "BuildArgmaxMask"))
     rng = np.random.default_rng(5)
@@ -653,7 +602,6 @@ def test_mask_builders_match_the_kernel_codec(tmp_path):
             f"    Print(BuildBitMask({args}, {_cpp_list(shape)}, {_cpp_list(kernel)}, {_cpp_list(stride)}, "
             f"{_cpp_list(padding)}, {'true' if ceil else 'false'}));"
         )
-        # the int32 layout is only used (and only fits) for kernels other than 1x1
         one_by_one = mp2d.mask_layout("910b", kernel) == mp2d.LAYOUT_V1
         calls.append("    Print({});" if one_by_one else f"    Print(BuildArgmaxMask({args}));")
         expected.append((shape, kernel, stride, padding, ceil, argmax, mshape))
@@ -682,7 +630,6 @@ int main()
             flat = np.array(lines[2 * k + 1].split(), dtype=np.int8).reshape(mshape)
             a2_mask = mp2d.encode_mask(argmax, shape, kernel, stride, padding, ceil, layout=mp2d.LAYOUT_A2)
             assert np.array_equal(flat, a2_mask)
-        # bit mask: decodes to the same argmax, and equals the codec on the bits the backward reads
         assert np.array_equal(
             mp2d.decode_mask(bit, shape, kernel, stride, padding, ceil, layout=mp2d.LAYOUT_V1), argmax
         )
@@ -702,25 +649,17 @@ int main()
         assert not bit.reshape(-1).view("<u2")[used:].any()
 
 
-def test_example_mask_routes_the_gradient_to_the_expected_cells():
-    """The sample's mask (as the C++ builder lays it out) gives the spec's expected gradInput in the kernel."""
-    info = _info("MaxPool2dWithMaskBackward")
-    example = info.spec.example
-    inputs = example.inputs
-    shape, kernel, stride, padding = inputs["self"].shape, inputs["kernelSize"], inputs["stride"], inputs["padding"]
-    argmax = np.array(inputs["indices"].mask_from_argmax).reshape(inputs["gradOutput"].shape)
-    layout = mp2d.mask_layout(example.product, kernel)
-    mask = mp2d.encode_mask(argmax, shape, kernel, stride, padding, inputs["ceilMode"], layout=layout)
-    grad = mp2d.max_pool2d_with_mask_backward(
-        np.array(inputs["gradOutput"].data, dtype=np.float32).reshape(inputs["gradOutput"].shape),
-        np.array(inputs["self"].data, dtype=np.float32).reshape(shape),
-        mask,
-        kernel,
-        stride,
-        padding,
-        inputs["dilation"],
-        inputs["ceilMode"],
-        product=example.product,
-    )
-    want = np.array(example.expected["gradInput"].data, dtype=np.float32).reshape(shape)
-    np.testing.assert_allclose(grad, want, rtol=example.tolerance.rtol, atol=example.tolerance.atol)
+def test_op_samples_for_doc_pages(rendered):
+    """What the docs emitter embeds: per op and page language, the example's product first."""
+    zh = cpp.op_samples(rendered, "aclnnMaxPool2dWithMaskBackward", "zh")
+    assert [s["path"] for s in zh] == [
+        "samples/zh/max_pool2d_with_mask_backward.cpp",
+        "samples/zh/max_pool2d_with_mask_backward_910_93.cpp",
+    ]
+    assert zh[0]["products"] == ["910"] and zh[0]["text"] == rendered[zh[0]["path"]]
+    assert [s["lang"] for s in cpp.op_samples(rendered, "aclnnEluBackward", "en")] == ["en"]
+
+
+def test_index_json_is_sorted_and_stable(rendered):
+    index = json.loads(rendered["samples/index.json"])["samples"]
+    assert [s["path"] for s in index] == [s["path"] for s in cpp.sample_index(rendered)]

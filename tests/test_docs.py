@@ -1,4 +1,5 @@
-"""The generated docs: seed content is complete and defect-free, markdown/HTML are well formed, links resolve.
+"""The generated docs: user pages hold the spec's user facts and no maintainer material, maintainers'
+pages hold every maintainer fact, Markdown/HTML are well formed, links resolve.
 
 Everything is rendered in-process (``generator.emit.docs.files``); nothing is read from ``generated/``.
 """
@@ -8,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
-import subprocess
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
@@ -30,9 +30,13 @@ PROJECT = load_project(REPO / "specs")
 CATALOG = PROJECT.catalog
 SEED_OPS = {info.spec.sources.seed: info for info in PROJECT.ops if info.spec.sources.seed}
 CODE = re.compile(r"\b(161\d{3}|361\d{3}|561\d{3})\b")
-# Rendering defects of the seed docs that must never reach a generated page (outside the errata, which
-# quotes them on purpose).
+# Rendering defects of the seed docs that must never reach a user page.
 SEED_DEFECTS = ("[object Object]", "undefined", "GetWorkSpaceSize")
+# References to internal files and maintainer vocabulary that must never reach a user page.
+INTERNAL = re.compile(
+    r"cann-facts|golden|specs/|\.yaml|\.txt\b|op_api|generator/|opgen-|种子|\bseed\b|参考实现|reference kernel|"
+    r"shadowed|doc_code|enforced|documented: false|文档勘误|Doc Issues|note\b"
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +50,8 @@ def rendered() -> dict[str, str]:
 
 def visible(markdown: str) -> str:
     """The text a reader sees: tags dropped, entities and markdown escapes resolved, whitespace collapsed."""
-    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    text = re.sub(r"(?<!\\)\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
     text = html.unescape(re.sub(r"<[^>]+>", " ", text))
     return re.sub(r"\s+", " ", text)
 
@@ -59,16 +64,6 @@ def section(page: str, start: str, stop: str) -> str:
     begin = page.index(start)
     end = page.find(stop, begin + len(start))
     return page[begin : end if end >= 0 else len(page)]
-
-
-def without_errata(page: str) -> str:
-    """The page minus the doc-issues subsection (which quotes seed defects to explain them)."""
-    for heading in ("### 文档勘误", "### Doc Issues"):
-        if heading in page:
-            begin = page.index(heading)
-            end = page.find("\n## ", begin)
-            return page[:begin] + (page[end:] if end >= 0 else "")
-    return page
 
 
 def cells(row_html: str) -> list[str]:
@@ -85,7 +80,7 @@ def param_table(page: str, name: str) -> str:
 
 
 def error_rows(page: str, name: str) -> list[tuple[int, str]]:
-    """(doc status code, description) per row of the first-phase error table, following rowspans."""
+    """(status code, description) per row of the first-phase error table, following rowspans."""
     part = section(page, "第一段接口完成入参校验", "</table>")
     out, code = [], None
     for row in rows(part[part.index("<tbody>") :]):
@@ -110,27 +105,37 @@ def zh_page(rendered, info) -> str:
 SEED_IDS = sorted(SEED_OPS)
 
 
+def user_page(rendered, info, lang="zh") -> str:
+    return rendered[f"docs/{lang}/{info.spec.name}.md"]
+
+
+def maintainer_page(rendered, info, lang="zh") -> str:
+    return rendered[f"docs/{lang}/maintainers/{info.spec.name}.md"]
+
+
+ALL = PROJECT.ops
+IDS = [info.spec.name for info in ALL]
+
+
 # ---------------------------------------------------------------------------------------------
-# per seed op: the zh page holds everything the spec says, and none of the seed's defects
+# user pages
 
 
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_products_listed(rendered, seed):
-    info = SEED_OPS[seed]
-    seed_text(info)
-    page = zh_page(rendered, info)
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_products_listed(rendered, info):
+    page = user_page(rendered, info)
     listed = re.findall(r"^- <term>(.+?)</term>：(支持|不支持)$", section(page, "## 产品支持情况", "## 功能说明"), re.M)
-    expected = [(p.zh, "支持" if p.tag in info.spec.products else "不支持") for p in CATALOG.products.products]
+    expected = [
+        (html.escape(p.zh), "支持" if p.tag in info.spec.products else "不支持") for p in CATALOG.products.products
+    ]
     assert listed == expected
 
 
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_parameter_rows(rendered, seed):
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_parameter_rows(rendered, info):
     """Each parameter has exactly one 参数说明 row, with its dtypes per product, formats and rank."""
-    info = SEED_OPS[seed]
-    seed_text(info)
     spec = info.spec
-    table = param_table(zh_page(rendered, info), spec.name)
+    table = param_table(user_page(rendered, info), spec.name)
     by_name: dict[str, list[str]] = {}
     names = []
     for row in rows(table):
@@ -138,8 +143,7 @@ def test_parameter_rows(rendered, seed):
         name = html.unescape(found[0]).split("（")[0]
         names.append(name)
         by_name[name] = found
-    assert Counter(names) == Counter([p.name for p in spec.params] + ["workspaceSize", "executor"])
-    assert names[: len(spec.params)] == [p.name for p in spec.params]  # prototype order
+    assert names == [p.name for p in spec.params] + ["workspaceSize", "executor"]
     tag_by_name = {p.zh: p.tag for p in CATALOG.products.products}
     for p in spec.params:
         row = by_name[p.name]
@@ -169,116 +173,194 @@ def test_parameter_rows(rendered, seed):
             assert row[6].split("<br>")[0] == (str(lo) if lo == hi else f"{lo}-{hi}")
 
 
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_every_dtype_and_format_appears(rendered, seed):
-    info = SEED_OPS[seed]
-    seed_text(info)
-    text = visible(zh_page(rendered, info))
-    words = set(re.findall(r"[A-Z][A-Z0-9_]+", text))
-    wanted = set()
-    for p in info.spec.params:
-        if p.tensor:
-            wanted |= {d for rule in p.tensor.dtypes for d in rule.dtypes} | set(p.tensor.formats)
-        if p.array:
-            wanted.add(p.array.element)
-        if p.scalar and p.scalar.castable_to:
-            wanted.add(p.scalar.castable_to)
-    for c in info.spec.checks:
-        wanted |= set(c.dtypes or []) | set(c.formats or [])
-    assert wanted <= words, sorted(wanted - words)
-
-
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_error_table(rendered, seed):
-    """Every documented condition sits in the group of the code the doc states; numbering has no gaps;
-    every status code the seed names is there."""
-    info = SEED_OPS[seed]
-    text = seed_text(info)
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_error_table_lists_what_cann_returns(rendered, info):
+    """Every check CANN runs and that can fail on its own is in the group of the code CANN returns; a rule CANN
+    does not enforce, or that an earlier check always pre-empts, is not (unless another check has its words)."""
     spec = info.spec
-    found = error_rows(zh_page(rendered, info), spec.name)
-    by_code: dict[int, list[str]] = {}
+    found = error_rows(user_page(rendered, info), spec.name)
+    by_code: dict[int, str] = {}
     for code, description in found:
-        by_code.setdefault(code, []).append(visible(description))
+        by_code[code] = by_code.get(code, "") + " " + visible(description)
+    shown = docs.user_checks(spec)
+    for check in shown:
+        code = CATALOG.status(check.code)[0]
+        text = norm(check.text.zh).rstrip("。")
+        head = text.split("（")[0] if text.endswith("）") else text
+        assert head in norm(by_code.get(code, "")), (check.id, code)
+    shown_texts = {norm(c.text.zh) for c in shown}
     for check in spec.checks:
-        if not check.documented:
-            continue
-        code = CATALOG.status(check.doc_code if check.doc_code is not None else check.code)[0]
-        assert any(norm(check.text.zh) in d for d in by_code.get(code, [])), (check.id, code)
-    for code, descriptions in by_code.items():
-        assert len(descriptions) == len(set(descriptions)), f"duplicate rows under {code}"
-        if len(descriptions) > 1:
-            numbers = [int(re.match(r"\s*(\d+)\. ", d).group(1)) for d in descriptions]
-            assert numbers == list(range(1, len(descriptions) + 1)), (code, numbers)
-    seed_codes = {int(c) for c in CODE.findall(text.split("调用示例")[0])}
-    assert seed_codes <= set(by_code), sorted(seed_codes - set(by_code))
+        if check not in shown and norm(check.text.zh) not in shown_texts:
+            assert norm(check.text.zh) not in visible(section(user_page(rendered, info), "第一段接口完成", "</table>"))
+    assert set(by_code) == {CATALOG.status(c.code)[0] for c in shown}
+    for code, _ in found:
+        assert code is not None
 
 
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_differences_noted(rendered, seed):
-    """A documented rule CANN does not enforce, or returns another code for, gets a note after the table."""
-    info = SEED_OPS[seed]
-    seed_text(info)
-    page = zh_page(rendered, info)
-    notes = section(page, "第一段接口完成入参校验", "<details>")
-    for check in info.spec.checks:
-        differs = check.doc_code is not None and CATALOG.status(check.doc_code)[0] != CATALOG.status(check.code)[0]
-        if check.documented and (differs or not check.enforced):
-            assert f"检查`{check.id}`" in notes, check.id
-        if not check.documented and check.enforced:
-            assert f"（`{check.id}`）" in notes, check.id
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_code_differences_noted_for_users(rendered, info):
+    """A check whose code differs from the doc's gets a footnote saying what CANN returns (no check id)."""
+    page = user_page(rendered, info)
+    part = section(page, "第一段接口完成", "\n## ")
+    for check in docs.user_checks(info.spec):
+        if check.doc_code is not None and CATALOG.status(check.doc_code)[0] != CATALOG.status(check.code)[0]:
+            doc, code = CATALOG.status(check.doc_code)[0], CATALOG.status(check.code)[0]
+            assert f"上游文档将此情形列为{doc}" in part and f"CANN实际返回{code}" in part, check.id
 
 
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_constraints_and_statements(rendered, seed):
-    info = SEED_OPS[seed]
-    seed_text(info)
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_constraints_and_statements(rendered, info):
     spec = info.spec
-    page = zh_page(rendered, info)
-    constraints = visible(section(page, "## 约束说明", "## 调用示例"))
-    for c in spec.constraints:
-        assert norm(c.text.zh) in constraints
-    for p in spec.precision:
-        assert norm(p.zh) in constraints
-    if spec.deterministic:
-        assert norm(spec.deterministic.zh) in constraints
-    for issue in spec.doc_issues:
-        assert norm(issue.text.zh) in constraints and norm(issue.resolution.zh) in constraints
-    assert norm(spec.description.zh) in visible(section(page, "## 功能说明", "## 函数原型"))
-
-
-@pytest.mark.parametrize("seed", SEED_IDS)
-def test_no_seed_defects(rendered, seed):
-    info = SEED_OPS[seed]
-    seed_text(info)
     for lang in ("zh", "en"):
-        page = without_errata(rendered[f"docs/{lang}/{info.spec.name}.md"])
+        page = user_page(rendered, info, lang)
+        head = "## 约束说明" if lang == "zh" else "## Constraints"
+        constraints = visible(section(page, head, "\n## "))
+        for c in spec.constraints:
+            label, body = docs.topic(docs.pick(c.text, lang), lang)
+            assert norm(body) in constraints, (lang, c.text.zh)
+        for p in spec.precision:
+            assert norm(docs.pick(p, lang)) in constraints
+        if spec.deterministic:
+            assert norm(docs.pick(spec.deterministic, lang)) in constraints
+    assert norm(spec.description.zh) in visible(section(user_page(rendered, info), "## 功能说明", "## 函数原型"))
+
+
+def test_per_product_constraints_are_a_table(rendered):
+    """Upstream's layout: one row per topic, one column per group of products, equal cells merged."""
+    page = user_page(rendered, PROJECT.op("aclnnConvolutionBackward"))
+    table = section(section(page, "## 约束说明", "\n## "), '<table class="constraints"', "</table>")
+    heads = re.findall(r"<th>(.*?)</th>", table)
+    assert len(heads) == 3 and "Ascend 950PR" in heads[0] and "Atlas 训练系列产品" in heads[2]
+    labels = re.findall(r'<th scope="row">(.*?)</th>', table)
+    for label in ("空Tensor约束", "stride约束", "padding约束", "dilation约束", "dtype约束", "其他约束"):
+        assert label in labels
+    assert 'colspan="2"' in table
+
+
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_user_pages_carry_no_maintainer_material(rendered, info):
+    """No seed-defect strings, check or doc-issue ids, internal files or maintainer vocabulary on user pages."""
+    spec = info.spec
+    ids = [c.id for c in spec.checks if "-" in c.id] + [i.id for i in spec.doc_issues if "-" in i.id]
+    for lang in ("zh", "en"):
+        page = user_page(rendered, info, lang)
         defects = SEED_DEFECTS if lang == "zh" else ("[object Object]", "GetWorkSpaceSize")  # en: "undefined behaviour"
         for defect in defects:
             assert defect not in page, (lang, defect)
-        assert "gradOutputOrResult" not in page
+        found = INTERNAL.search(page)
+        assert not found, (lang, page[max(0, found.start() - 80) : found.end() + 40])
+        text = visible(page)
+        for ident in ids:
+            assert not re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text), (lang, ident)
         assert not re.search(r"\bNone\b", page), lang
 
 
-def test_elu_backward_has_no_phantom_parameter(rendered):
-    page = rendered["docs/zh/aclnnEluBackward.md"]
-    assert "gradOutputOrResult" not in without_errata(page)
-    assert "gradOutputOrResult" not in rendered["docs/en/aclnnEluBackward.md"].split("### Doc Issues")[0]
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_every_maintainer_fact_is_on_the_maintainers_page(rendered, info):
+    spec = info.spec
+    for lang in ("zh", "en"):
+        page = visible(maintainer_page(rendered, info, lang))
+        for issue in spec.doc_issues:
+            assert issue.id in page
+            assert norm(docs.pick(issue.text, lang)) in page and norm(docs.pick(issue.resolution, lang)) in page
+        for check in spec.checks:
+            assert check.id in page
+            assert norm(docs.pick(check.text, lang)) in page
+            if check.note:
+                assert norm(docs.pick(check.note, lang)) in page, check.id
+            if check.cases and check.cases.shadowed_by:
+                assert check.cases.shadowed_by in page
+        for value in (spec.sources.seed, spec.sources.doc, spec.sources.code):
+            if value:
+                assert value in page
+        deviations = visible(
+            section(maintainer_page(rendered, info, lang), "## " + docs.LABELS[lang]["m_deviations"], "\n## ")
+        )
+        for check in spec.checks:
+            differs = check.doc_code is not None and CATALOG.status(check.doc_code)[0] != CATALOG.status(check.code)[0]
+            if differs or not check.enforced or not check.documented or (check.cases and check.cases.shadowed_by):
+                assert check.id in deviations, check.id
 
 
-@pytest.mark.parametrize("info", PROJECT.ops, ids=lambda info: info.spec.name)
+def test_links_restored(rendered):
+    elu = user_page(rendered, PROJECT.op("aclnnEluBackward"))
+    assert "[📄 查看源码](https://gitcode.com/cann/ops-nn/tree/master/activation/elu_grad_v2)" in elu
+    assert (
+        "[aclnnElu](https://gitcode.com/cann/ops-nn/blob/master/activation/elu/docs/aclnnElu&aclnnInplaceElu.md)" in elu
+    )
+    assert (
+        '<a href="https://gitcode.com/cann/ops-nn/blob/master/docs/zh/context/conversion_relationship.md">互转换关系</a>'
+        in elu
+    )
+    en = user_page(rendered, PROJECT.op("aclnnEluBackward"), "en")
+    assert ">conversion rules</a>" in en
+    conv = user_page(rendered, PROJECT.op("aclnnConvolutionBackward"))
+    assert "[获取技术支持](https://www.hiascend.com/support)" in conv
+    assert '<a href="#约束说明">约束说明</a>' in conv
+
+
+@pytest.mark.parametrize("info", ALL, ids=IDS)
+def test_no_repeated_sentences(rendered, info):
+    """No sentence is said twice in one table cell or list of the user page."""
+    for lang in ("zh", "en"):
+        page = user_page(rendered, info, lang)
+        for row in rows(page):
+            for content in cells(row):
+                items = [norm(visible(i)) for i in re.findall(r"<li>(.*?)</li>", content)]
+                items = [i for i in items if i]
+                assert len(items) == len(set(items)), (lang, items)
+        bullets = [line for line in page.splitlines() if line.startswith("- ") and not line.startswith("- **")]
+        assert len(bullets) == len(set(bullets)), lang
+
+
+def _comment_blocks(code: str) -> list[str]:
+    """The text of each run of consecutive ``//`` comment lines, and of each trailing comment."""
+    blocks, current = [], []
+    for line in code.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("//"):
+            current.append(stripped[2:].strip())
+            continue
+        if current:
+            blocks.append(" ".join(current))
+            current = []
+        if "//" in line and '"' not in line:
+            blocks.append(line.split("//", 1)[1].strip())
+    if current:
+        blocks.append(" ".join(current))
+    return blocks
+
+
+@pytest.mark.parametrize("info", ALL, ids=IDS)
 def test_example_section(rendered, info):
-    """The generated C++ sample is embedded verbatim (or its path is named), then the expected outputs."""
+    """Every generated C++ sample of the page's language (one per product data layout) is embedded, with
+    comments in that language, then the expected outputs."""
     spec = info.spec
     from generator.emit import cpp
 
-    sample = cpp.files(PROJECT, environment()).get(f"samples/{spec.snake}.cpp")
+    files = cpp.files(PROJECT, environment())
     for lang in ("zh", "en"):
-        part = section(
-            rendered[f"docs/{lang}/{spec.name}.md"], "\n## 调用示例" if lang == "zh" else "\n## Example", "\0"
-        )
-        assert f"samples/{spec.snake}.cpp" in part
-        if sample:
-            assert "Cpp\n" + sample.rstrip("\n") + "\n```" in part
+        page = user_page(rendered, info, lang)
+        part = section(page, "\n## 调用示例" if lang == "zh" else "\n## Example", "\0")
+        samples = cpp.op_samples(files, spec.name, lang)
+        assert samples, lang
+        for sample in samples:
+            assert f"`{sample['path']}`" in part
+            assert sample["path"].startswith(f"samples/{lang}/")
+            code = docs._without_stamp(sample["text"]).rstrip("\n")
+            assert "Cpp\n" + code + "\n```" in part
+            if lang == "zh":
+                english = [
+                    c
+                    for c in _comment_blocks(code)
+                    if re.search(r"[A-Za-z]{3,}", c)
+                    and not re.search(r"[\u4e00-\u9fff]", c)
+                    and not c.startswith(("g++ ", "./"))  # the build command
+                    and not re.fullmatch(r"\d+ = [A-Z0-9_]+", c)  # an enum value and its name
+                ]
+                assert not english, english
+        if len(samples) > 1:  # one heading per data layout, naming its products
+            assert part.count("适用于" if lang == "zh" else "the data layout depends on the product") == len(samples)
         block = part[part.index("期望输出" if lang == "zh" else "Expected output") :]
         block = block[block.index("```text\n") + 8 : block.rindex("```")]
         shown: dict[str, list[str]] = {}
@@ -418,7 +500,7 @@ def test_markdown_is_valid(rendered):
     existing = set(rendered)
     problems = []
     pages = {rel: text for rel, text in rendered.items() if rel.endswith(".md")}
-    assert len(pages) == 2 * len(PROJECT.ops) + 2
+    assert len(pages) == 4 * len(PROJECT.ops) + 2
     for rel, text in pages.items():
         tokens = md.parse(text)
         lines = text.splitlines()
@@ -438,7 +520,7 @@ def test_markdown_is_valid(rendered):
                     f"{rel}: {parser.counts[f'<{opening}>']} <{opening}> vs {parser.counts[f'</{opening}>']}"
                 )
         for href in _links(tokens) + parser.hrefs:
-            problem = _check_target(rel, href, existing)
+            problem = _check_target(rel, href.split("#")[0] or "#", existing) if not href.startswith("#") else None
             if problem:
                 problems.append(problem)
     assert not problems, "\n".join(problems)
@@ -450,16 +532,18 @@ def test_pages_link_each_other(rendered):
     for info in PROJECT.ops:
         name = info.spec.name
         assert f"(zh/{name}.md)" in index and f"(en/{name}.md)" in index
+        assert f"(zh/maintainers/{name}.md)" in index and f"(en/maintainers/{name}.md)" in index
         assert norm(info.spec.summary.zh) in visible(index)
         assert f"(../en/{name}.md)" in rendered[f"docs/zh/{name}.md"]
         assert f"(../zh/{name}.md)" in rendered[f"docs/en/{name}.md"]
         for lang in ("zh", "en"):
             assert "(../README.md)" in rendered[f"docs/{lang}/{name}.md"]
+            assert f"(../{name}.md)" in rendered[f"docs/{lang}/maintainers/{name}.md"]
 
 
 def test_rowspans_match_groups(rendered):
     for info in PROJECT.ops:
-        page = zh_page(rendered, info)
+        page = user_page(rendered, info)
         part = section(page, "第一段接口完成入参校验", "</table>")
         body = part[part.index("<tbody>") :]
         spans = [int(n) for n in re.findall(r'<td rowspan="(\d+)">ACLNN_', body)]
@@ -467,12 +551,8 @@ def test_rowspans_match_groups(rendered):
         assert spans == [n for n in groups.values() if n > 1]
 
 
-# ---------------------------------------------------------------------------------------------
-# English edition and escaping
-
-
 def test_english_fallback_and_escaping():
-    """A missing English text shows the Chinese one marked (zh); '<' and '&' in texts are escaped."""
+    """A missing English text shows the Chinese one marked (zh); HTML specials in texts are escaped."""
     info = PROJECT.op("aclnnEluBackward")
     spec = info.spec
     checks = list(spec.checks)
@@ -490,8 +570,8 @@ def test_english_fallback_and_escaping():
     assert "仅中文的约束，a\\*b&lt;c。 (zh)" in en
     assert "仅中文的约束，a\\*b&lt;c。" in zh and "(zh)" not in zh
     assert "仅中文的简介。 (zh)" in out["docs/README.md"]
-    assert "参数&lt;b>与&amp;是空指针。" in zh and "<b>" not in without_errata(zh)
-    assert "gradOutput &lt;b> &amp; null." in en
+    assert "参数&lt;b&gt;与&amp;是空指针。" in zh and "<b>" not in zh
+    assert "gradOutput &lt;b&gt; &amp; null." in en
 
 
 def test_deterministic(rendered):
@@ -501,128 +581,47 @@ def test_deterministic(rendered):
         assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text)
 
 
-# ---------------------------------------------------------------------------------------------
-# support matrix
-
-
-class _Matrix(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.section = None
-        self.head: list[str] = []
-        self.body: list[list[str]] = []  # row -> [row header, cell texts...]
-        self.cell: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag in ("thead", "tbody"):
-            self.section = tag
-        elif tag == "tr" and self.section == "tbody":
-            self.body.append([])
-        elif tag in ("th", "td"):
-            self.cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("th", "td") and self.cell is not None:
-            text = " ".join("".join(self.cell).split())
-            (self.head if self.section == "thead" else self.body[-1]).append(text)
-            self.cell = None
-        elif tag in ("thead", "tbody"):
-            self.section = None
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell.append(" " + data)
-
-
-def _expected_matrix() -> dict[str, list[set[str]]]:
-    out = {}
-    for info in PROJECT.ops:
-        spec, row = info.spec, []
-        for product in CATALOG.products.products:
-            found: set[str] = set()
-            if product.tag in spec.products:
-                for p in spec.params:
-                    if p.role == "input" and p.tensor:
-                        for rule in p.tensor.dtypes:
-                            if rule.products == "all" or product.tag in rule.products:
-                                found |= set(rule.dtypes)
-                                break
-            row.append(found)
-        out[spec.name] = row
-    return out
-
-
-def _check_matrix_html(page: str) -> None:
-    parser = _Matrix()
-    parser.feed(page)
-    assert len(parser.head) == 1 + len(CATALOG.products.products)
-    for header, product in zip(parser.head[1:], CATALOG.products.products, strict=True):
-        assert header.startswith(product.zh)
-    assert len(parser.body) == len(PROJECT.ops)
-    expected = _expected_matrix()
-    for row in parser.body:
-        name = row[0].split()[0]
-        assert len(row) == 1 + len(CATALOG.products.products), name
-        for text, dtypes in zip(row[1:], expected.pop(name), strict=True):
-            assert (set(text.split()) if dtypes else {text}) == (dtypes or {"—"}), (name, text)
-    assert not expected
-
-
-def test_support_matrix_html(rendered):
-    page = rendered["docs/support_matrix.html"]
-    assert page.count("<table") == 1
-    assert not re.search(r"<(link|script)\b|src=|url\(", page), "the page must not load external assets"
-    _check_matrix_html(page)
-
-
 def test_support_matrix_markdown(rendered):
+    """Per tensor: the main-input table and one table per op, as aclnn.supports says."""
+    import aclnn
+
     tokens = _markdown().parse(rendered["docs/support_matrix.md"])
-    header = [t for t in tokens if t.type == "th_open"]
-    body_rows = []
-    in_body = False
+    tables, current, in_body = [], None, False
     for t in tokens:
-        if t.type == "tbody_open":
+        if t.type == "table_open":
+            current = []
+            tables.append(current)
+        elif t.type == "tbody_open":
             in_body = True
         elif t.type == "tbody_close":
             in_body = False
         elif in_body and t.type == "tr_open":
-            body_rows.append([])
+            current.append([])
         elif in_body and t.type == "inline":
-            body_rows[-1].append(t.content)
-    assert len(header) == 1 + len(CATALOG.products.products)
-    assert len(body_rows) == len(PROJECT.ops)
-    expected = _expected_matrix()
-    for row in body_rows:
+            current[-1].append(t.content)
+    products = CATALOG.products.products
+    assert len(tables) == 1 + len(PROJECT.ops)
+    for row in tables[0]:
         name = re.match(r"\[(\w+)\]", row[0]).group(1)
-        for text, dtypes in zip(row[1:], expected.pop(name), strict=True):
-            assert (set(text.split(", ")) if dtypes else {text}) == (dtypes or {"—"}), (name, text)
+        main = row[1]
+        for text, product in zip(row[2:], products, strict=True):
+            assert text == (", ".join(aclnn.supports(name, product.tag, param=main)) or "—"), (name, product.tag)
+    for info, table in zip(PROJECT.ops, tables[1:], strict=True):
+        for row in table:
+            tensor = row[0].split("（")[0]
+            for text, product in zip(row[1:], products, strict=True):
+                expected = ", ".join(aclnn.supports(info.spec.name, product.tag, param=tensor)) or "—"
+                assert text == expected, (info.spec.name, tensor, product.tag)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed")
-def test_support_matrix_in_chromium(rendered, tmp_path):
-    """The real browser builds the DOM: one table, one row per operator."""
-    out = tmp_path / "docs"
-    for rel, text in rendered.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    command = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--dump-dom",
-        (out / "support_matrix.html").as_uri(),
-    ]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"chromium could not run: {exc}")
-    if proc.returncode != 0 or "<table" not in proc.stdout:
-        pytest.skip(f"chromium could not render the page: {proc.stderr[-500:]}")
-    _check_matrix_html(proc.stdout)
+def test_pipe_in_a_product_name_keeps_the_matrix_intact():
+    """A '|' in catalogue text is escaped in every pipe table (index, matrix)."""
+    products = [p.model_copy(update={"zh": p.zh + " | x"}) for p in CATALOG.products.products]
+    catalog = dataclasses.replace(CATALOG, products=CATALOG.products.model_copy(update={"products": products}))
+    project = Project(PROJECT.root, catalog, PROJECT.ops)
+    from generator.emit import matrix
+
+    text = matrix.markdown(project, matrix.build(project, environment()))
+    tokens = _markdown().parse(text)
+    heads = [t for t in tokens if t.type == "th_open"]
+    assert len(heads) == (2 + len(products)) + len(PROJECT.ops) * (1 + len(products))

@@ -94,7 +94,9 @@ def test_unsupported_product_fails(spec):
     args = arguments(spec, spec.example, with_data=False)
     with pytest.raises(aclnn.AclnnError) as info:
         aclnn.validate(spec.op, product=unsupported[0], **args)
-    assert info.value.code in (161002, 561003)
+    # 161002 (an early rejection) or the code of the spec's own product check (a kernel missing at launch)
+    product_codes = {PROJECT.catalog.status(c.code)[0] for c in spec.checks if c.kind == "product_supported"}
+    assert info.value.code in {161002} | product_codes
 
 
 def test_generic_api_surface():

@@ -121,7 +121,7 @@ def test_in_its_folder_generate_writes_its_paths_and_leaves_other_files(tmp_path
     out = tmp_path / "out"
     assert generate(specs, out) == 0
     shutil.copy(REPO / "specs" / "max_pool3d_with_argmax_backward.yaml", specs)
-    stale = out / "samples" / "max_pool3d_with_argmax_backward.cpp"  # e.g. left by a merge
+    stale = out / "samples" / "en" / "max_pool3d_with_argmax_backward.cpp"  # e.g. left by a merge
     stale.write_text("// an older sample\n")
     mine = out / "samples" / "notes.txt"
     mine.write_text("keep\n")
@@ -161,7 +161,7 @@ def test_record_with_merge_conflict_markers_is_read_as_both_sides(tmp_path, caps
     (out / RECORD).write_text(conflicted)
     (specs / "max_pool3d_with_argmax_backward.yaml").unlink()
     assert generate(specs, out) == 0
-    assert not (out / "samples" / "max_pool3d_with_argmax_backward.cpp").exists()
+    assert not (out / "samples" / "en" / "max_pool3d_with_argmax_backward.cpp").exists()
     assert "<<<<<<<" not in (out / RECORD).read_text()
     assert main(["generate", "--check", "--specs", str(specs), "--out", str(out)]) == 0
 
@@ -176,7 +176,7 @@ def test_legacy_manifest_is_adopted(tmp_path, capsys):
     (out / ".opgen-manifest.json").write_text(json.dumps({"key": "x", "files": {f: [1, 2] for f in files}}))
     (specs / "max_pool3d_with_argmax_backward.yaml").unlink()
     assert generate(specs, out) == 0
-    assert not (out / "samples" / "max_pool3d_with_argmax_backward.cpp").exists()
+    assert not (out / "samples" / "en" / "max_pool3d_with_argmax_backward.cpp").exists()
     assert not (out / ".opgen-manifest.json").exists()
     assert (out / RECORD).exists()
 
@@ -469,16 +469,42 @@ def test_invalid_utf8_is_located(tmp_path, capsys):
     assert f"elu_backward.yaml:{line}:2: file is not valid UTF-8" in lint
 
 
-def test_two_specs_with_one_header(tmp_path, capsys):
-    specs = small_specs(tmp_path, "elu_backward", "max_pool3d_with_argmax_backward")
-    spec = specs / "max_pool3d_with_argmax_backward.yaml"
-    text = spec.read_text()
-    spec.write_text(
-        text.replace("header: aclnnop/aclnn_max_pool3d_with_argmax_backward.h", "header: aclnnop/aclnn_elu_backward.h")
+def test_two_specs_with_one_header_share_it_and_edits_keep_it_whole(tmp_path, capsys):
+    specs = small_specs(tmp_path, "elu_backward", "max_pool3d_with_argmax_backward", "convolution_backward")
+    headers = specs / "catalog" / "headers.yaml"
+    text = headers.read_text()
+    text = "\n".join(line for line in text.splitlines() if "aclnn_max_pool3d_with_argmax_backward.h" not in line)
+    headers.write_text(
+        text.replace("apis: [aclnnEluBackward]", "apis: [aclnnEluBackward, aclnnMaxPool3dWithArgmaxBackward]")
     )
-    lint, gen = lint_and_generate(specs, tmp_path / "out", capsys)
-    for text in (lint, gen):
-        assert "header: 'aclnnop/aclnn_elu_backward.h' is already used by" in text
+    spec = specs / "max_pool3d_with_argmax_backward.yaml"
+    old = "header: aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+    spec.write_text(spec.read_text().replace(old, "header: aclnnop/aclnn_elu_backward.h"))
+    out = tmp_path / "out"
+    assert main(["lint", str(specs)]) == 0
+    assert generate(specs, out) == 0
+    shared = (out / "aclnnop" / "aclnn_elu_backward.h").read_text()
+    assert (
+        "aclnnEluBackwardGetWorkspaceSize(" in shared and "aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(" in shared
+    )
+    assert not (out / "aclnnop" / "aclnn_max_pool3d_with_argmax_backward.h").exists()
+    # an edit of one of them renders that op and the shared header again, not the other op
+    spec.write_text(
+        spec.read_text().replace("    Backward of the max pooling", "    Edited. Backward of the max pooling", 1)
+    )
+    capsys.readouterr()
+    assert generate(specs, out, "-v") == 0
+    printed = capsys.readouterr().out
+    assert "(1 rendered)" in printed and "aclnn_elu_backward.h" in printed
+    assert "Edited" in (out / "aclnnop" / "aclnn_elu_backward.h").read_text()
+    assert outputs(out) == render_all(load_project(specs))
+    # the op leaves the header: the header keeps the other, the op gets its own again
+    headers.write_text(headers.read_text().replace(", aclnnMaxPool3dWithArgmaxBackward]", "]"))
+    spec.write_text(spec.read_text().replace("header: aclnnop/aclnn_elu_backward.h", old))
+    assert generate(specs, out) == 0
+    assert "aclnnMaxPool3dWithArgmaxBackward" not in (out / "aclnnop" / "aclnn_elu_backward.h").read_text()
+    assert (out / "aclnnop" / "aclnn_max_pool3d_with_argmax_backward.h").exists()
+    assert outputs(out) == render_all(load_project(specs))
 
 
 def test_bookkeeping_files_are_not_outputs(tmp_path):

@@ -37,12 +37,17 @@ __all__ = [
     "ops",
     "run",
     "spec",
+    "supports",
     "validate",
 ]
 
 
 def _module(op: str):
-    key = str(op).removeprefix("aclnn")
+    if not isinstance(op, str):
+        raise AclnnError(
+            161002, "ACLNN_ERR_PARAM_INVALID", f"the operator name must be a string, got {type(op).__name__}"
+        )
+    key = op.removeprefix("aclnn")
     for name, module in _OPS.items():
         if key in (name, module.__name__.rsplit(".", 1)[-1]):
             return module
@@ -67,7 +72,7 @@ def ops() -> dict[str, tuple[str, ...]]:
     return {name: module.PRODUCTS for name, module in _OPS.items()}
 
 
-def validate(op: str, product: str = "910b", **params) -> None:
+def validate(op: str, /, product: str = "910b", **params) -> None:
     """Run ``aclnn<op>GetWorkspaceSize``'s checks on the given arguments (docs' parameter names).
 
     Returns None or raises AclnnError. A parameter left out is a null pointer, except outputs,
@@ -77,7 +82,7 @@ def validate(op: str, product: str = "910b", **params) -> None:
     module.validate(*_arguments(module, params, module.MISSING), product=product)
 
 
-def run(op: str, product: str = "910b", backend: str = "numpy", **params) -> dict:
+def run(op: str, /, product: str = "910b", backend: str = "numpy", **params) -> dict:
     """Validate and compute ``aclnn<op>``; return a dict of output name -> ndarray (or None)."""
     module = _module(op)
     args = _arguments(module, params, None)
@@ -86,12 +91,26 @@ def run(op: str, product: str = "910b", backend: str = "numpy", **params) -> dic
     return dict(zip(module.OUTPUTS, values, strict=True))
 
 
-@cache
-def spec(op: str):
+def supports(op: str, /, product: str, dtype=None, param: str | None = None):
+    """Which dtypes ``aclnn<op>`` accepts on ``product``, as its validator decides.
+
+    ``supports(op, product)`` -> {tensor: (dtypes...)} ({} if the product does not support the op);
+    ``param=`` -> that tensor's dtypes; ``dtype`` -> bool (the main input, or ``param``).
+    See generator.runtime.support for the full contract.
+    """
+    from generator.runtime import support
+
+    return support.supports(_module(op), spec(op), product, dtype, param)
+
+
+def spec(op: str, /):
     """The operator's spec model (``generator.model.OpSpec``)."""
+    return _spec(_module(op).__name__.rsplit(".", 1)[-1])
+
+
+@cache
+def _spec(snake: str):
     from generator.model import OpSpec
 
-    module = _module(op)
-    snake = module.__name__.rsplit(".", 1)[-1]
     text = resources.files("aclnn").joinpath("specs", f"{snake}.json").read_text(encoding="utf-8")
     return OpSpec.model_validate(json.loads(text))

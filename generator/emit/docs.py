@@ -1,18 +1,24 @@
-"""Docs emitter: per-op pages (zh and en), the index and the support matrix under ``generated/docs/``.
+"""Docs emitter: user pages (zh, en), maintainers' pages, the index, the support matrix and the site.
 
-The pages follow the current upstream aclnn doc layout (ops-nn ``*/docs/aclnn*.md``, cann-facts.md 6.1):
+User pages (``docs/<lang>/aclnn<Op>.md``) follow the upstream aclnn layout (ops-nn ``docs/aclnn*.md``):
 product list in npu comment blocks, description and formula, the two prototypes, the first-phase
-parameter table (HTML, eight columns) and error table (one ``rowspan`` group per status code), the
-second-phase table, constraints and the generated call sample.
+parameter table and error table (one ``rowspan`` group per status code CANN returns), the
+second-phase table, constraints (per-product ones as upstream's constraint table) and the generated
+call sample. They carry only what changes how the operator is called.
 
-This module turns a spec into display strings (escaped, with the ``<br>`` / ``<ul><li>`` / ``<term>``
-markup upstream uses); the templates in ``templates/docs/`` only lay them out. Every text is taken
-from the spec: an English page shows a missing ``en`` text as the ``zh`` text marked "(zh)".
+Maintainers' pages (``docs/<lang>/maintainers/aclnn<Op>.md``) carry the provenance: sources, every
+check in CANN's order with its flags and notes, the deviations between the docs and CANN's code,
+unverified readings and the defects of the source documents with their resolutions.
 
-Escaping: HTML table cells get ``&`` and ``<`` escaped (markdown is not processed inside an HTML
-block); markdown prose additionally escapes the characters markdown would interpret (``*``, `````,
-``\\``, ``$``, ``~``, ``|`` and stray ``_``). No text may put a blank line inside an HTML block, so
-all whitespace runs are collapsed.
+What goes where is derived from the spec, no field marks it: ``doc_issues`` and check ``note``\\ s are
+maintainers' material; a check CANN does not enforce (``enforced: false``) or that an earlier check
+always pre-empts (``cases.shadowed_by``) is no row of the user's error table; a check whose code
+differs from the doc's (``doc_code``) gets a user-facing footnote (what CANN returns), since that
+changes how a caller handles the error.
+
+Every spec or catalogue string reaches a page through :mod:`generator.escape.markdown`; templates
+only lay the escaped pieces out. ``flavour="site"`` renders the same pages for the static site
+(links to ``.html``, formulas as MathML); :mod:`generator.emit.site` turns them into HTML.
 """
 
 from __future__ import annotations
@@ -21,13 +27,17 @@ import re
 from dataclasses import dataclass, field
 
 from generator.emit.python import rule_doc
+from generator.escape import markdown as esc
 from generator.loader import Catalog, OpInfo, Project
-from generator.model import TENSOR_CTYPES, Check, OpSpec, Param, Text
+from generator.model import Check, Constraint, OpSpec, Param, Text
 
 LANGS = ("zh", "en")
 
 # Upstream context pages (two-phase API, return codes, ...) are not generated here: link them absolutely.
-CONTEXT_URL = "https://gitcode.com/cann/ops-nn/blob/master/docs/zh/context/"
+UPSTREAM = "https://gitcode.com/cann/ops-nn/blob/master/"
+UPSTREAM_TREE = "https://gitcode.com/cann/ops-nn/tree/master/"
+CONTEXT_URL = UPSTREAM + "docs/zh/context/"
+SUPPORT_URL = "https://www.hiascend.com/support"
 
 # The npu="..." keys upstream docs use in their product comment blocks (catalogue tag -> key).
 NPU_KEYS = {"910_93": "A3"}
@@ -44,11 +54,32 @@ PLAIN_DTYPES = {
     "double": "DOUBLE",
 }
 
+# Terms of the prose that upstream links to a context page (first occurrence per field).
+GLOSSARY = {
+    "zh": {
+        "互转换关系": CONTEXT_URL + "conversion_relationship.md",
+        "互推导关系": CONTEXT_URL + "deduction_relationship.md",
+        "broadcast关系": CONTEXT_URL + "broadcast_relationship.md",
+        "非连续的Tensor": CONTEXT_URL + "non_contiguous_tensor.md",
+        "获取技术支持": SUPPORT_URL,
+    },
+    "en": {
+        "conversion rules": CONTEXT_URL + "conversion_relationship.md",
+        "promotion rules": CONTEXT_URL + "deduction_relationship.md",
+        "broadcast rules": CONTEXT_URL + "broadcast_relationship.md",
+        "non-contiguous tensors": CONTEXT_URL + "non_contiguous_tensor.md",
+        "contact technical support": SUPPORT_URL,
+    },
+}
+# "see the constraints" in a parameter row links to the section (upstream does so in zh).
+CONSTRAINTS_REF = {"zh": ("约束说明", "#约束说明"), "en": ("the constraints", "#constraints")}
+
 LABELS: dict[str, dict[str, str]] = {
     "zh": {
         "lang_switch": "English",
         "index": "算子文档索引",
         "matrix": "支持矩阵",
+        "source": "📄 查看源码",
         "products": "产品支持情况",
         "supported": "支持",
         "unsupported": "不支持",
@@ -61,9 +92,6 @@ LABELS: dict[str, dict[str, str]] = {
         "constraints": "约束说明",
         "determinism": "确定性计算",
         "precision": "精度说明",
-        "doc_issues": "文档勘误",
-        "doc_issues_intro": "规格整理自种子文档、当前上游文档与CANN代码，以下为发现的问题及本文档采用的处理：",
-        "resolution": "处理",
         "example": "调用示例",
         "no_constraints": "无。",
         "col_name": "参数名",
@@ -74,8 +102,10 @@ LABELS: dict[str, dict[str, str]] = {
         "col_format": "数据格式",
         "col_shape": "维度(shape)",
         "col_noncontig": "非连续Tensor",
-        "col_ret": "返回码",
+        "col_ret": "返回值",
         "col_code": "错误码",
+        "col_topic": "约束类型",
+        "other_topic": "其他约束",
         "input": "输入",
         "output": "输出",
         "ws_size_desc": "返回需要在Device侧申请的workspace大小。",
@@ -85,19 +115,11 @@ LABELS: dict[str, dict[str, str]] = {
         "stream_desc": "指定执行任务的Stream。",
         "status_line": "aclnnStatus：返回状态码，具体参见[aclnn返回码]({url}aclnn_return_code.md)。",
         "first_phase_errors": "第一段接口完成入参校验，出现以下场景时报错：",
-        "diff_title": "实现差异（以CANN代码为准）：",
-        "undocumented_title": "文档未列出、但CANN第一段接口同样会校验的条件：",
-        "all_checks": "全部参数校验（按CANN执行顺序，含文档未列出与未执行的规则）",
-        "col_no": "序号",
-        "col_check": "检查",
-        "col_rule": "规则",
-        "col_remark": "备注",
-        "flag_undocumented": "文档未列出。",
-        "flag_unenforced": "CANN不校验（文档规则）。",
-        "doc_says": "文档",
+        "code_note": "上游文档将此情形列为{doc}（{doc_name}），CANN实际返回{code}（{name}）。",
         "sample_intro": "示例代码如下，仅供参考，具体编译和执行过程请参考[编译与运行样例]({url}compile_and_run_sample.md)。",
-        "sample_file": "该示例由生成器根据规格生成，对应文件`{path}`。",
-        "sample_missing": "调用示例由生成器根据规格生成到`{path}`（当前生成结果中尚无该文件）。",
+        "sample_file": "该示例由生成器根据规格生成，对应文件{paths}。",
+        "sample_for": "适用于{products}（数据布局与产品相关）：",
+        "path_sep": "、",
         "scenario": "示例场景（{product}）：",
         "expected": "期望输出（容差：rtol={rtol}，atol={atol}）：",
         "fill": "全部{count}个元素均为{value}",
@@ -105,11 +127,41 @@ LABELS: dict[str, dict[str, str]] = {
         "range": "取值范围为[{lo}, {hi}]。",
         "no_empty": "不支持空Tensor。",
         "castable": "可转换为{dtype}的数据类型",
+        # maintainers' page
+        "m_title": "{name}：维护者说明",
+        "m_intro": "本页记录规格的来源与整理过程，供规格维护者使用；算子的使用说明见[{name}]({page})。",
+        "m_sources": "来源",
+        "m_spec": "规格文件",
+        "m_seed": "种子文档",
+        "m_doc": "上游文档",
+        "m_code": "CANN源码",
+        "m_kernel": "参考实现",
+        "m_deviations": "文档与代码的差异",
+        "m_deviations_intro": "以下检查与文档所述不同（以CANN代码为准）：",
+        "m_unverified": "未确认的解读",
+        "m_checks": "全部参数校验（按CANN执行顺序）",
+        "m_issues": "源文档勘误",
+        "m_resolution": "处理",
+        "m_none": "无。",
+        "col_no": "序号",
+        "col_check": "检查",
+        "col_rule": "规则",
+        "col_flags": "标记",
+        "col_remark": "备注",
+        "col_source": "来源",
+        "col_issue": "问题",
+        "flag_undocumented": "文档未列出",
+        "flag_unenforced": "CANN不校验",
+        "flag_shadowed": "被{check}先行拦截",
+        "flag_doc_code": "文档错误码{doc}",
+        "products_col": "产品",
+        "all_products": "全部",
     },
     "en": {
         "lang_switch": "中文",
         "index": "Operator index",
         "matrix": "Support matrix",
+        "source": "📄 Source code",
         "products": "Supported Products",
         "supported": "supported",
         "unsupported": "not supported",
@@ -122,12 +174,6 @@ LABELS: dict[str, dict[str, str]] = {
         "constraints": "Constraints",
         "determinism": "Determinism",
         "precision": "Precision",
-        "doc_issues": "Doc Issues",
-        "doc_issues_intro": (
-            "The spec was consolidated from the seed doc, the current upstream doc and the CANN code; these are the "
-            "problems found and the reading this page uses:"
-        ),
-        "resolution": "Resolution",
         "example": "Example",
         "no_constraints": "None.",
         "col_name": "Parameter",
@@ -138,8 +184,10 @@ LABELS: dict[str, dict[str, str]] = {
         "col_format": "Data Format",
         "col_shape": "Dimensions (shape)",
         "col_noncontig": "Non-contiguous Tensor",
-        "col_ret": "Return Code",
+        "col_ret": "Return Value",
         "col_code": "Error Code",
+        "col_topic": "Constraint",
+        "other_topic": "Other",
         "input": "Input",
         "output": "Output",
         "ws_size_desc": "Returns the size of the workspace to allocate on the device.",
@@ -149,22 +197,14 @@ LABELS: dict[str, dict[str, str]] = {
         "stream_desc": "The stream that runs the task.",
         "status_line": "aclnnStatus: the status code; see [aclnn return codes]({url}aclnn_return_code.md) (Chinese).",
         "first_phase_errors": "The first phase validates the arguments and fails in these cases:",
-        "diff_title": "Implementation differences (the CANN code is authoritative):",
-        "undocumented_title": "Conditions the doc does not list but the first phase checks as well:",
-        "all_checks": "All parameter checks (in CANN's order, including undocumented and unenforced rules)",
-        "col_no": "No.",
-        "col_check": "Check",
-        "col_rule": "Rule",
-        "col_remark": "Remarks",
-        "flag_undocumented": "Not in the doc.",
-        "flag_unenforced": "Not checked by CANN (doc rule).",
-        "doc_says": "doc",
+        "code_note": "Upstream docs list this case under {doc} ({doc_name}); CANN returns {code} ({name}).",
         "sample_intro": (
             "The sample below is for reference only; to build and run it, see "
             "[Compile and run samples]({url}compile_and_run_sample.md) (Chinese)."
         ),
-        "sample_file": "The sample is generated from the spec as `{path}`.",
-        "sample_missing": "The call sample is generated from the spec to `{path}` (not in the generated set yet).",
+        "sample_file": "The sample is generated from the spec as {paths}.",
+        "sample_for": "For {products} (the data layout depends on the product):",
+        "path_sep": ", ",
         "scenario": "Scenario ({product}): ",
         "expected": "Expected output (tolerance: rtol={rtol}, atol={atol}):",
         "fill": "all {count} elements are {value}",
@@ -172,6 +212,34 @@ LABELS: dict[str, dict[str, str]] = {
         "range": "Valid range: [{lo}, {hi}].",
         "no_empty": "Empty tensors are not supported.",
         "castable": "any dtype convertible to {dtype}",
+        "m_title": "{name}: maintainer notes",
+        "m_intro": "How the spec was consolidated, for the spec's maintainers; how to call the operator is on [{name}]({page}).",
+        "m_sources": "Sources",
+        "m_spec": "Spec file",
+        "m_seed": "Seed doc",
+        "m_doc": "Upstream doc",
+        "m_code": "CANN source",
+        "m_kernel": "Reference kernel",
+        "m_deviations": "Deviations between the docs and the code",
+        "m_deviations_intro": "These checks differ from what the docs say (the CANN code is authoritative):",
+        "m_unverified": "Unverified readings",
+        "m_checks": "All parameter checks (in CANN's order)",
+        "m_issues": "Defects of the source documents",
+        "m_resolution": "Resolution",
+        "m_none": "None.",
+        "col_no": "No.",
+        "col_check": "Check",
+        "col_rule": "Rule",
+        "col_flags": "Flags",
+        "col_remark": "Remarks",
+        "col_source": "Source",
+        "col_issue": "Issue",
+        "flag_undocumented": "not in the doc",
+        "flag_unenforced": "not checked by CANN",
+        "flag_shadowed": "pre-empted by {check}",
+        "flag_doc_code": "doc code {doc}",
+        "products_col": "Products",
+        "all_products": "all",
     },
 }
 SOURCES = {
@@ -180,6 +248,8 @@ SOURCES = {
 }
 SEP = {"zh": "、", "en": ", "}
 COLON = {"zh": "：", "en": ": "}
+# Words that mark a note as an unverified reading (listed separately on the maintainers' page).
+UNVERIFIED = re.compile(r"未确认|未验证|not verified|unverified", re.I)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,37 +257,12 @@ COLON = {"zh": "：", "en": ": "}
 
 
 def pick(text: Text | None, lang: str) -> str:
-    """The text in ``lang``; a missing English text falls back to the Chinese one, marked "(zh)"."""
+    """The text in ``lang`` (one line); a missing English text falls back to the Chinese one, marked "(zh)"."""
     if text is None:
         return ""
     if lang == "zh" or text.en:
-        return flat(text.zh if lang == "zh" else text.en)
-    return flat(text.zh) + " (zh)"
-
-
-def flat(text: str) -> str:
-    """One line: whitespace runs collapsed (no blank line may end an HTML block early)."""
-    return " ".join(text.split())
-
-
-def _squash(text: str) -> str:
-    return "".join(text.split()).lower()
-
-
-def h(text: str) -> str:
-    """Escape for HTML text content (markdown is not processed inside HTML blocks)."""
-    return flat(text).replace("&", "&amp;").replace("<", "&lt;")
-
-
-_MD_SPECIAL = re.compile(r"([\\`*~$|])")
-_LONE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-
-
-def md(text: str) -> str:
-    """Escape for inline markdown prose: HTML specials plus what markdown would interpret."""
-    text = _MD_SPECIAL.sub(r"\\\1", h(text))
-    text = _LONE_UNDERSCORE.sub(r"\\_", text)
-    return text.replace("](", "\\](").replace("[^", "\\[^")
+        return esc.clean(text.zh if lang == "zh" else text.en)
+    return esc.clean(text.zh) + " (zh)"
 
 
 _OPENERS, _CLOSERS = "（([“‘【", "）)]”’】"
@@ -255,18 +300,93 @@ def cell(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
 
 
-def prose_cell(text: str) -> list[str]:
-    return [h(s) for s in sentences(text)] if text else []
+def _squash(text: str) -> str:
+    return "".join(text.split()).lower()
 
 
-def fence(code: str, minimum: int = 3) -> str:
-    """A backtick fence longer than any backtick run inside ``code``."""
-    runs = [len(m) for m in re.findall(r"`+", code)]
-    return "`" * max(minimum, max(runs, default=0) + 1)
+_ACLNN_NAME = re.compile(r"(?<![A-Za-z0-9])aclnn[A-Z][A-Za-z0-9]*(?![A-Za-z0-9])")
+
+
+_TOKEN = re.compile(r"aclnn[A-Za-z0-9]*")  # every place an operator name could start (a superset)
+
+
+class Linker:
+    """Links the first occurrence of known terms and operator names inside already-escaped text.
+
+    ``names`` are the operators of the project (their pages are linked); an operator name of the
+    spec's ``sources.links`` that is not one of them links upstream. Only the names the text
+    contains can be linked: every ``aclnn...`` token seen is added to ``mentions`` (when given), so
+    the pages of an op depend on the set of operator names only through ``mentions & names``.
+    """
+
+    def __init__(self, names, spec: OpSpec, lang: str, prefix: str, ext: str, mentions: set[str] | None = None):
+        self.lang, self.spec, self.prefix, self.ext = lang, spec, prefix, ext
+        self.names = names
+        self.mentions = mentions
+        self.glossary: dict[str, str] = dict(GLOSSARY[lang])
+
+    def __call__(self, escaped: str, html: bool, extra: dict[str, str] | None = None) -> str:
+        spec = self.spec
+        tokens = set(_TOKEN.findall(escaped))
+        if self.mentions is not None:
+            self.mentions.update(tokens)
+        ops = {t for t in tokens if t in self.names}  # the only operator pages that could be linked here
+        targets = dict(self.glossary)
+        for name in sorted(ops | set(spec.sources.links)):
+            if name == spec.name:
+                continue
+            if name in ops:
+                targets[name] = f"{self.prefix}{name}{self.ext}"
+            else:
+                targets[name] = UPSTREAM + spec.sources.links[name]
+        targets.update(extra or {})
+        if not targets:
+            return escaped
+        words = sorted(targets, key=len, reverse=True)
+        pattern = re.compile(
+            "|".join(
+                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
+                if w.startswith("aclnn")
+                else re.escape(esc.html_text(w))
+                for w in words
+            )
+        )
+        done: set[str] = set()
+
+        def replace(match: re.Match) -> str:
+            text = match.group(0)
+            key = next(w for w in words if esc.html_text(w) == text)
+            if key in done:
+                return text
+            done.add(key)
+            href = esc.url(targets[key])
+            if html:
+                return f'<a href="{esc.html_attr(href)}">{text}</a>'
+            return f"[{text}]({href})"
+
+        # never inside a tag or an existing link
+        parts = re.split(r"(<a\b.*?</a>|<[^>]*>|\[[^\]]*\]\([^)]*\))", escaped)
+        return "".join(part if i % 2 else pattern.sub(replace, part) for i, part in enumerate(parts))
 
 
 # ---------------------------------------------------------------------------------------------
-# Per-op page
+# Constraint topics
+
+
+_TOPIC_ZH = re.compile(r"^(?P<label>[^：:。，,；;（(]{1,24}?)[：:]\s*")
+_TOPIC_EN = re.compile(r"^(?P<label>[A-Za-z][^:。.;,(]{0,39}):\s+")
+
+
+def topic(text: str, lang: str) -> tuple[str | None, str]:
+    """Split a leading topic label ("空Tensor约束：" / "Empty tensors: ") from a constraint text."""
+    match = (_TOPIC_ZH if lang == "zh" else _TOPIC_EN).match(text)
+    if not match or not match.group(0).strip() or len(text) <= len(match.group(0)):
+        return None, text
+    return match.group("label").strip(), text[match.end() :]
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-op user page
 
 
 @dataclass
@@ -279,10 +399,14 @@ class _Row:
 
 
 class _Page:
-    def __init__(self, info: OpInfo, catalog: Catalog, lang: str, sample: str | None):
+    def __init__(self, info: OpInfo, catalog: Catalog, names, lang: str, samples: list[dict] | None,
+                 flavour: str = "md", mentions: set[str] | None = None):  # fmt: skip
         self.info, self.spec, self.catalog, self.lang = info, info.spec, catalog, lang
         self.L = LABELS[lang]
-        self.sample = sample
+        self.samples = samples  # generator.emit.cpp.op_samples: one per product data layout
+        self.flavour = flavour
+        self.ext = ".html" if flavour == "site" else ".md"
+        self.link = Linker(names, self.spec, lang, "", self.ext, mentions)
         self._npu_id = 0
 
     # -- shared bits
@@ -296,7 +420,7 @@ class _Page:
 
     def terms(self, tags) -> str:
         """Product names as upstream writes them: <term>A</term>、<term>B</term>."""
-        return SEP[self.lang].join(f"<term>{h(self.product_name(t))}</term>" for t in self.ordered(tags))
+        return SEP[self.lang].join(esc.term(self.product_name(t)) for t in self.ordered(tags))
 
     def prefix(self, tags, text: str = "") -> str:
         """'<term>A</term>、<term>B</term>：' for a product-restricted statement.
@@ -323,6 +447,13 @@ class _Page:
     def status(self, ref) -> tuple[int, str]:
         return self.catalog.status(ref)
 
+    def html_prose(self, text: str, extra=None) -> list[str]:
+        """Prose as escaped, linked sentences for a table cell."""
+        return [self.link(esc.html_text(s), True, extra) for s in sentences(text)] if text else []
+
+    def md_prose(self, text: str) -> str:
+        return self.link(esc.md_inline(text), False)
+
     # -- sections
 
     def products(self) -> list[dict]:
@@ -334,7 +465,7 @@ class _Page:
                 {
                     "start": start,
                     "end": end,
-                    "name": h(self.product_name(product.tag)),
+                    "name": esc.html_md(self.product_name(product.tag)),
                     "value": self.L["supported"] if supported else self.L["unsupported"],
                 }
             )
@@ -343,7 +474,12 @@ class _Page:
     def formulas(self) -> list[str]:
         if not self.spec.formula:
             return []
-        return [line.strip() for line in self.spec.formula.strip().splitlines() if line.strip()]
+        lines = [line.strip() for line in self.spec.formula.strip().splitlines() if line.strip()]
+        if self.flavour == "site":
+            from generator.emit.site import mathml
+
+            return [mathml(line) for line in lines]
+        return [esc.formula_md(line) for line in lines]
 
     def prototypes(self) -> tuple[list[str], list[str]]:
         spec = self.spec
@@ -368,58 +504,67 @@ class _Page:
         ):
             if self.lang == "en":
                 name = name.replace("（", " (").replace("）", ")")
-            rows.append({"name": name, "io": L["output"], "desc": h(desc), **dict.fromkeys(_DASH_COLUMNS, "-")})
+            rows.append(
+                {"name": name, "io": L["output"], "desc": esc.html_text(desc), **dict.fromkeys(_DASH_COLUMNS, "-")}
+            )
         return rows
 
     def param_row(self, p: Param) -> dict:
         lang, L = self.lang, self.L
         ctype = p.ctype.replace("const ", "")
         name = f"{p.name}（{ctype}）" if lang == "zh" else f"{p.name} ({ctype})"
+        ref_word, ref_target = CONSTRAINTS_REF[lang]
+        extra = {ref_word: ref_target} if self.spec.constraints else None
+        description = pick(p.description, lang)
         usage_text = pick(p.usage, lang)
-        usage = prose_cell(usage_text)
+        seen = {_squash(s) for s in sentences(description)}
+        usage_sentences = [s for s in sentences(usage_text) if _squash(s) not in seen]
+        usage = [self.link(esc.html_text(s), True, extra) for s in usage_sentences]
         for default in self.spec.defaults:
             text = pick(default.text, lang)
-            if default.param == p.name and text not in usage_text:
-                usage.append(h(text))
+            if default.param == p.name and _squash(text) not in _squash(usage_text):
+                usage.append(esc.html_text(text))
         if p.value and p.value.enum:
             if lang == "zh":
                 values = "".join(
-                    f"<li>{v.value}：{h(v.name)}，{h(pick(v.description, lang))}</li>" for v in p.value.enum
+                    f"<li>{v.value}：{esc.html_text(v.name)}，{esc.html_text(pick(v.description, lang))}</li>"
+                    for v in p.value.enum
                 )
             else:
                 values = "".join(
-                    f"<li>{v.value} ({h(v.name)}): {h(pick(v.description, lang))}</li>" for v in p.value.enum
+                    f"<li>{v.value} ({esc.html_text(v.name)}): {esc.html_text(pick(v.description, lang))}</li>"
+                    for v in p.value.enum
                 )
-            usage.append(f"{h(L['enum_intro'])}<ul>{values}</ul>")
+            usage.append(f"{esc.html_text(L['enum_intro'])}<ul>{values}</ul>")
         if p.value and p.value.range and str(p.value.range[1]) not in usage_text:
-            usage.append(h(L["range"].format(lo=p.value.range[0], hi=p.value.range[1])))
+            usage.append(esc.html_text(L["range"].format(lo=p.value.range[0], hi=p.value.range[1])))
         if p.tensor and not p.tensor.empty and "空Tensor" not in usage_text.replace("空tensor", "空Tensor"):
-            usage.append(h(L["no_empty"]))
+            usage.append(esc.html_text(L["no_empty"]))
         dtype, fmt, shape, noncontig = "-", "-", "-", "-"
         if p.tensor:
             dtype = self.rules_cell(p.tensor.dtypes)
-            fmt = SEP[lang].join(p.tensor.formats)
+            fmt = esc.html_text(SEP[lang].join(p.tensor.formats))
             shape_items = []
             if p.tensor.rank:
                 lo, hi = p.tensor.rank.min, p.tensor.rank.max
                 shape_items.append(str(lo) if lo == hi else f"{lo}-{hi}")
             if p.tensor.shape:
-                shape_items.append(h(pick(p.tensor.shape, lang)))
+                shape_items.append(esc.html_text(pick(p.tensor.shape, lang)))
             shape = "<br>".join(shape_items) or "-"
             noncontig = "√" if p.tensor.non_contiguous else "×"
         elif p.array:
-            dtype = p.array.element
+            dtype = esc.html_text(p.array.element)
         elif p.scalar:
             if p.scalar.dtypes:
                 dtype = self.rules_cell(p.scalar.dtypes)
             elif p.scalar.castable_to:
-                dtype = h(L["castable"].format(dtype=p.scalar.castable_to))
+                dtype = esc.html_text(L["castable"].format(dtype=p.scalar.castable_to))
         elif p.ctype in PLAIN_DTYPES:
             dtype = PLAIN_DTYPES[p.ctype]
         return {
-            "name": h(name),
+            "name": esc.html_text(name),
             "io": L["output"] if p.role == "output" else L["input"],
-            "desc": cell(prose_cell(pick(p.description, lang))),
+            "desc": cell(self.html_prose(description)),
             "usage": cell(usage),
             "dtype": dtype,
             "format": fmt,
@@ -431,17 +576,25 @@ class _Page:
         """Dtype list; spelled out per product group when the groups differ."""
         groups = [(self.spec.products if r.products == "all" else r.products, r.dtypes) for r in rules]
         if len({tuple(d) for _, d in groups}) == 1:
-            return SEP[self.lang].join(groups[0][1])
-        return "<br>".join(self.terms(tags) + COLON[self.lang] + SEP[self.lang].join(d) for tags, d in groups)
+            return esc.html_text(SEP[self.lang].join(groups[0][1]))
+        return "<br>".join(
+            self.terms(tags) + COLON[self.lang] + esc.html_text(SEP[self.lang].join(d)) for tags, d in groups
+        )
 
     def error_groups(self) -> tuple[list[dict], list[str]]:
-        """The error table (documented checks by the code the doc states) and the notes on it."""
+        """The error table: what CANN returns, one group per status code; and the footnotes on it.
+
+        Rows are the checks CANN runs (``enforced``) and that can fail on their own (not pre-empted by an
+        earlier check, ``cases.shadowed_by``). Within a code: checks with the same text share a row;
+        conditions for every product come first, then one row per group of products (their conditions
+        as a list); texts that only differ in a trailing parenthesis ("X的shape不符合约束（...）") share a
+        row with the details as a list, as upstream groups them. A check whose code differs from the
+        doc's gets a footnote.
+        """
         spec, lang = self.spec, self.lang
         groups: dict[int, dict] = {}
-        for check in spec.checks:
-            if not check.documented:
-                continue
-            value, name = self.status(check.doc_code if check.doc_code is not None else check.code)
+        for check in user_checks(spec):
+            value, name = self.status(check.code)
             group = groups.setdefault(value, {"value": value, "name": name, "rows": {}})
             text = pick(check.text, lang)
             row = group["rows"].setdefault(text, _Row(text))
@@ -451,122 +604,132 @@ class _Page:
             else:
                 row.products |= set(check.products)
         notes: list[str] = []
+
+        def item(row: _Row) -> str:
+            markers = []
+            for check in row.checks:
+                note = self.code_note(check)
+                if note:
+                    if note not in notes:
+                        notes.append(note)
+                    markers.append(f"<sup>{notes.index(note) + 1}</sup>")
+            return esc.html_text(row.text) + "".join(dict.fromkeys(markers))
+
         result = []
         for value in sorted(groups):
             group = groups[value]
-            rows = list(group["rows"].values())
+            partitions: dict[frozenset | None, list[_Row]] = {}
+            for row in group["rows"].values():
+                covers_all = row.products is None or set(spec.products) <= row.products
+                key = None if covers_all else frozenset(row.products)
+                partitions.setdefault(key, []).append(row)
             out_rows = []
-            for number, row in enumerate(rows, 1):
-                markers = []
-                for check in row.checks:
-                    note = self.difference(check)
-                    if note:
-                        notes.append(note)
-                        markers.append(f"<sup>{self.note_label(len(notes))}</sup>")
-                text = self.prefix(row.products, row.text) + h(row.text)
-                numbered = f"{number}. {text}" if len(rows) > 1 else text
-                out_rows.append(numbered + "".join(markers))
-            result.append({"value": value, "name": group["name"], "rows": out_rows})
-        notes = [f"{self.note_label(i)}{COLON[lang]}{note}" for i, note in enumerate(notes, 1)]
-        return result, notes
+            for key, rows in sorted(partitions.items(), key=lambda kv: kv[0] is not None):
+                merged = self.merge_heads(rows, item)
+                if key is None:
+                    out_rows += merged
+                else:
+                    head = self.terms(key) + COLON[lang]
+                    out_rows.append(head + (merged[0] if len(merged) == 1 else cell(merged)))
+            result.append({"value": value, "name": esc.html_text(group["name"]), "rows": out_rows})
+        return result, [self.md_prose(n) for n in notes]
 
-    def note_label(self, number: int) -> str:
-        return f"注{number}" if self.lang == "zh" else f"Note {number}"
-
-    def difference(self, check: Check) -> str:
-        """A short statement of how CANN differs from the doc for one documented check ('' if it does not)."""
-        parts = []
-        code, code_name = self.status(check.code)
-        if check.doc_code is not None:
-            doc, doc_name = self.status(check.doc_code)
-            if doc != code:
-                parts.append(
-                    f"文档列为{doc}（{doc_name}），CANN实际返回{code}（{code_name}）。"
-                    if self.lang == "zh"
-                    else f"the doc lists {doc} ({doc_name}); CANN returns {code} ({code_name})."
-                )
-        if not check.enforced:
-            parts.append(
-                "CANN第一段接口不校验此条件（不会因此报错）。"
-                if self.lang == "zh"
-                else "CANN's first phase does not check this condition (the call does not fail for it)."
-            )
-        if not parts:
-            return ""
-        head = f"检查`{check.id}`：" if self.lang == "zh" else f"Check `{check.id}`: "
-        return head + "".join(parts) if self.lang == "zh" else head + " ".join(parts)
-
-    def undocumented(self) -> list[str]:
-        items = []
-        for check in self.spec.checks:
-            if check.documented or not check.enforced:
+    def merge_heads(self, rows: list[_Row], item) -> list[str]:
+        """Rows whose texts share the words before a trailing parenthesis become one row with a list."""
+        opener, closer = ("（", "）") if self.lang == "zh" else (" (", ")")
+        heads: dict[str, list[tuple[str, _Row]]] = {}
+        order: list[str] = []
+        for row in rows:
+            text = row.text.rstrip("。.")
+            key = row.text
+            if text.endswith(closer) and opener in text:
+                key = text[: text.index(opener)]
+            if key not in heads:
+                order.append(key)
+            heads.setdefault(key, []).append((text, row))
+        out = []
+        for key in order:
+            members = heads[key]
+            if len(members) == 1:
+                out.append(item(members[0][1]))
                 continue
-            code, name = self.status(check.code)
-            text = pick(check.text, self.lang)
-            lead = self.prefix(check.products, text) + md(text)
-            if self.lang == "zh":
-                items.append(f"{code}（{name}）：{lead}（`{check.id}`）")
+            details = []
+            for text, row in members:
+                detail = _Row(text[text.index(opener) + len(opener) : -len(closer)], row.checks)
+                details.append(item(detail))
+            out.append(esc.html_text(key) + COLON[self.lang] + cell(details))
+        return out
+
+    def code_note(self, check: Check) -> str:
+        if check.doc_code is None:
+            return ""
+        code, name = self.status(check.code)
+        doc, doc_name = self.status(check.doc_code)
+        if doc == code:
+            return ""
+        return self.L["code_note"].format(doc=doc, doc_name=doc_name, code=code, name=name)
+
+    def constraints(self) -> dict:
+        """Per-product constraints as upstream's table (one row per topic), general ones as a list."""
+        spec, lang = self.spec, self.lang
+        specific: list[Constraint] = []
+        general: list[str] = []
+        seen: set[str] = set()
+        for constraint in spec.constraints:
+            text = pick(constraint.text, lang)
+            if _squash(text) in seen:
+                continue
+            seen.add(_squash(text))
+            if constraint.products is not None and not set(spec.products) <= set(constraint.products):
+                specific.append(constraint)
             else:
-                items.append(f"{code} ({name}): {lead} (`{check.id}`)")
-        return items
+                general.append(self.md_prose(text))
+        table = self.constraint_table(specific) if specific else None
+        return {"table": table, "general": general}
 
-    def all_checks(self) -> list[dict]:
+    def constraint_table(self, specific: list[Constraint]) -> dict:
+        lang = self.lang
+        members = {t: frozenset(i for i, c in enumerate(specific) if t in c.products) for t in self.spec.products}
+        columns: list[tuple[list[str], frozenset]] = []
+        for tag in self.ordered(self.spec.products):
+            if not members[tag]:
+                continue
+            for tags, key in columns:
+                if key == members[tag]:
+                    tags.append(tag)
+                    break
+            else:
+                columns.append(([tag], members[tag]))
+        topics: dict[str, list[tuple[int, str]]] = {}
+        for i, constraint in enumerate(specific):
+            label, body = topic(pick(constraint.text, lang), lang)
+            topics.setdefault(label or self.L["other_topic"], []).append((i, body))
+        other = topics.pop(self.L["other_topic"], None)
+        if other:
+            topics[self.L["other_topic"]] = other
         rows = []
-        for index, check in enumerate(self.spec.checks):
-            code, name = self.status(check.code)
-            code_cell = f"{code}<br>{name}"
-            if check.doc_code is not None and self.status(check.doc_code)[0] != code:
-                doc, _ = self.status(check.doc_code)
-                code_cell += (
-                    f"<br>（{self.L['doc_says']}：{doc}）"
-                    if self.lang == "zh"
-                    else f"<br>({self.L['doc_says']}: {doc})"
-                )
-            remarks = []
-            if not check.documented:
-                remarks.append(h(self.L["flag_undocumented"]))
-            if not check.enforced:
-                remarks.append(h(self.L["flag_unenforced"]))
-            if check.note:
-                remarks.append(h(pick(check.note, self.lang)))
-            rows.append(
-                {
-                    "number": index + 1,
-                    "id": h(check.id),
-                    "code": code_cell,
-                    "text": self.prefix(check.products, pick(check.text, self.lang)) + h(pick(check.text, self.lang)),
-                    "rule": f"<code>{h(rule_doc(self.info, index, check))}</code>",
-                    "remark": "<br>".join(remarks) or "-",
-                }
-            )
-        return rows
-
-    def constraints(self) -> list[dict]:
-        items = []
-        for constraint in self.spec.constraints:
-            start = end = ""
-            if constraint.products is not None and not set(self.spec.products) <= set(constraint.products):
-                start, end = self.npu(constraint.products)
-            text = pick(constraint.text, self.lang)
-            items.append({"start": start, "end": end, "text": self.prefix(constraint.products, text) + md(text)})
-        return items
-
-    def doc_issues(self) -> list[dict]:
-        return [
-            {
-                "id": issue.id,
-                "source": SOURCES[self.lang][issue.source],
-                "text": md(pick(issue.text, self.lang)),
-                "resolution": md(pick(issue.resolution, self.lang)),
-            }
-            for issue in self.spec.doc_issues
-        ]
+        for label, items in topics.items():
+            cells = []
+            for _, key in columns:
+                texts = [self.link(esc.html_text(body), True) for i, body in items if i in key]
+                cells.append(cell(texts))
+            merged: list[dict] = []
+            for content in cells:
+                if merged and merged[-1]["text"] == content:
+                    merged[-1]["span"] += 1
+                else:
+                    merged.append({"text": content, "span": 1})
+            rows.append({"label": esc.html_text(label), "cells": merged})
+        heads = []
+        for tags, _ in columns:
+            start, end = self.npu(tags)
+            heads.append({"start": start, "end": end, "text": self.terms(tags)})
+        return {"heads": heads, "rows": rows}
 
     def example(self) -> dict:
         spec, lang, L = self.spec, self.lang, self.L
         example = spec.example
-        path = f"samples/{spec.snake}.cpp"
-        scenario = L["scenario"].format(product=f"<term>{h(self.product_name(example.product))}</term>")
+        scenario = L["scenario"].format(product=esc.term(self.product_name(example.product)))
         expected_lines = []
         for name, tensor in example.expected.items():
             kind = self.catalog.dtype(tensor.dtype).kind
@@ -592,36 +755,48 @@ class _Page:
             elif tensor.fill is not None:
                 expected_lines.append(L["fill"].format(count=count, value=_number(tensor.fill, kind)))
         tol = example.tolerance
+        expected = "\n".join(esc.clean(line) for line in expected_lines)
         return {
-            "path": path,
             "intro": L["sample_intro"].format(url=CONTEXT_URL),
-            "file_line": L["sample_file" if self.sample else "sample_missing"].format(path=path),
-            "scenario": scenario + md(pick(example.text, lang)) if example.text else "",
-            "code": self.sample.rstrip("\n") if self.sample else "",
-            "fence": fence(self.sample or ""),
+            "file_line": L["sample_file"].format(paths=L["path_sep"].join(f"`{s['path']}`" for s in self.samples)),
+            "scenario": scenario + esc.md_inline(pick(example.text, lang)) if example.text else "",
+            "samples": [
+                {
+                    "heading": L["sample_for"].format(products=self.terms(s["products"]))
+                    if len(self.samples) > 1
+                    else "",
+                    "code": _without_stamp(s["text"]).rstrip("\n"),
+                    "fence": esc.fence(s["text"]),
+                }
+                for s in self.samples
+            ],
             "expected_title": L["expected"].format(rtol=tol.rtol, atol=tol.atol),
-            "expected": "\n".join(expected_lines),
-            "expected_fence": fence("\n".join(expected_lines)),
+            "expected": expected,
+            "expected_fence": esc.fence(expected),
         }
 
     def context(self) -> dict:
         spec, lang, L = self.spec, self.lang, self.L
-        products = self.products()
         first, second = self.prototypes()
         errors, notes = self.error_groups()
         other = "en" if lang == "zh" else "zh"
+        source = ""
+        if spec.sources.code:
+            source = f"[{L['source']}]({esc.url(UPSTREAM_TREE + spec.sources.code)})"
         return {
             "L": L,
             "lang": lang,
+            "site": self.flavour == "site",
             "name": spec.name,
+            "source": source,
             "nav": {
-                "other": f"../{other}/{spec.name}.md",
+                "other": f"../{other}/{spec.name}{self.ext}",
                 "other_label": L["lang_switch"],
-                "index": "../README.md",
-                "matrix": "../support_matrix.md",
+                "index": f"../README{self.ext}" if self.ext == ".md" else "../index.html",
+                "matrix": f"../support_matrix{self.ext}#{_anchor(spec.name)}",
             },
-            "products": products,
-            "description": md(pick(spec.description, lang)),
+            "products": self.products(),
+            "description": self.md_prose(pick(spec.description, lang)),
             "formulas": self.formulas(),
             "two_phase": _two_phase(spec.name, lang),
             "proto_first": first,
@@ -630,21 +805,28 @@ class _Page:
             "status_line": L["status_line"].format(url=CONTEXT_URL),
             "errors": errors,
             "notes": notes,
-            "undocumented": self.undocumented(),
-            "all_checks": self.all_checks(),
             "second_rows": [
-                {"name": "workspace", "io": L["input"], "desc": h(L["workspace_desc"])},
-                {"name": "workspaceSize", "io": L["input"], "desc": h(_ws_size_second(spec.name, lang))},
-                {"name": "executor", "io": L["input"], "desc": h(L["executor2_desc"])},
-                {"name": "stream", "io": L["input"], "desc": h(L["stream_desc"])},
+                {"name": "workspace", "io": L["input"], "desc": esc.html_text(L["workspace_desc"])},
+                {"name": "workspaceSize", "io": L["input"], "desc": esc.html_text(_ws_size_second(spec.name, lang))},
+                {"name": "executor", "io": L["input"], "desc": esc.html_text(L["executor2_desc"])},
+                {"name": "stream", "io": L["input"], "desc": esc.html_text(L["stream_desc"])},
             ],
-            "deterministic": md(pick(spec.deterministic, lang)) if spec.deterministic else "",
+            "deterministic": self.md_prose(pick(spec.deterministic, lang)) if spec.deterministic else "",
             "constraints": self.constraints(),
-            "precision": [md(pick(t, lang)) for t in spec.precision],
-            "doc_issues_intro": L["doc_issues_intro"],
-            "doc_issues": self.doc_issues(),
+            "precision": [self.md_prose(pick(t, lang)) for t in spec.precision],
             "example": self.example(),
         }
+
+
+def _anchor(text: str) -> str:
+    from generator.emit.matrix import anchor
+
+    return anchor(text)
+
+
+def user_checks(spec: OpSpec) -> list[Check]:
+    """The checks that are rows of a user page's error table: enforced, and able to fail on their own."""
+    return [c for c in spec.checks if c.enforced and not (c.cases and c.cases.shadowed_by)]
 
 
 _DASH_COLUMNS = ("usage", "dtype", "format", "shape", "noncontig")
@@ -686,114 +868,251 @@ def _number(value, kind: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Index and support matrix
+# Per-op maintainers' page
 
 
-def input_dtypes(spec: OpSpec, tag: str, catalog: Catalog) -> list[str]:
-    """Union of the dtypes the op's input tensors accept on ``tag`` (floats first); [] if unsupported."""
-    if tag not in spec.products:
-        return []
-    found: set[str] = set()
-    for p in spec.params:
-        if p.role != "input" or p.ctype not in TENSOR_CTYPES or p.tensor is None:
-            continue
-        for rule in p.tensor.dtypes:
-            tags = spec.products if rule.products == "all" else rule.products
-            if tag in tags:
-                found |= set(rule.dtypes)
-                break
-    ordered = sorted(
-        (KIND_ORDER.index(d.kind), i, d.name) for i, d in enumerate(catalog.dtypes.dtypes) if d.name in found
-    )
-    return [name for _, _, name in ordered]
+class _MaintainerPage(_Page):
+    def flags(self, check: Check) -> list[str]:
+        L, flags = self.L, []
+        if not check.documented:
+            flags.append(L["flag_undocumented"])
+        if not check.enforced:
+            flags.append(L["flag_unenforced"])
+        if check.cases and check.cases.shadowed_by:
+            flags.append(L["flag_shadowed"].format(check=check.cases.shadowed_by))
+        if check.doc_code is not None and self.status(check.doc_code)[0] != self.status(check.code)[0]:
+            flags.append(L["flag_doc_code"].format(doc=self.status(check.doc_code)[0]))
+        return flags
+
+    def check_rows(self, only_deviations: bool = False) -> list[dict]:
+        rows = []
+        for index, check in enumerate(self.spec.checks):
+            flags = self.flags(check)
+            if only_deviations and not flags:
+                continue
+            code, name = self.status(check.code)
+            products = (
+                self.terms(check.products) if check.products is not None else esc.html_text(self.L["all_products"])
+            )
+            rows.append(
+                {
+                    "number": index + 1,
+                    "id": esc.code_html(check.id),
+                    "code": f"{code}<br>{esc.html_text(name)}",
+                    "products": products,
+                    "text": esc.html_text(pick(check.text, self.lang)),
+                    "rule": esc.code_html(rule_doc(self.info, index, check)),
+                    "flags": "<br>".join(esc.html_text(f) for f in flags) or "-",
+                    "remark": esc.html_text(pick(check.note, self.lang)) if check.note else "-",
+                }
+            )
+        return rows
+
+    def unverified(self) -> list[str]:
+        items = []
+        for check in self.spec.checks:
+            if check.note and (UNVERIFIED.search(check.note.zh) or UNVERIFIED.search(check.note.en or "")):
+                items.append(f"`{check.id}`{COLON[self.lang]}" + esc.md_inline(pick(check.note, self.lang)))
+        for issue in self.spec.doc_issues:
+            texts = (issue.text.zh, issue.text.en or "", issue.resolution.zh, issue.resolution.en or "")
+            if any(UNVERIFIED.search(t) for t in texts):
+                items.append(f"`{issue.id}`{COLON[self.lang]}" + esc.md_inline(pick(issue.text, self.lang)))
+        return items
+
+    def sources(self) -> list[str]:
+        spec, L, lang = self.spec, self.L, self.lang
+        items = [f"{L['m_spec']}{COLON[lang]}`specs/{spec.snake}.yaml`"]
+        if spec.sources.seed:
+            items.append(f"{L['m_seed']}{COLON[lang]}" + esc.md_inline(spec.sources.seed))
+        if spec.sources.doc:
+            doc = esc.md_inline(spec.sources.doc)
+            if spec.sources.code:
+                doc = f"[{doc}]({esc.url(UPSTREAM + spec.sources.code + '/docs/' + spec.sources.doc)})"
+            items.append(f"{L['m_doc']}{COLON[lang]}{doc}")
+        if spec.sources.code:
+            items.append(
+                f"{L['m_code']}{COLON[lang]}[{esc.md_inline(spec.sources.code)}]"
+                f"({esc.url(UPSTREAM_TREE + spec.sources.code)})"
+            )
+        for name, path in spec.sources.links.items():
+            items.append(f"{esc.md_inline(name)}{COLON[lang]}[{esc.md_inline(path)}]({esc.url(UPSTREAM + path)})")
+        if spec.kernel:
+            items.append(f"{L['m_kernel']}{COLON[lang]}`generator/kernels/{spec.kernel.module}.py`")
+        return items
+
+    def issues(self) -> list[dict]:
+        return [
+            {
+                "id": esc.code_html(issue.id),
+                "source": esc.html_text(SOURCES[self.lang][issue.source]),
+                "text": esc.html_text(pick(issue.text, self.lang)),
+                "resolution": esc.html_text(pick(issue.resolution, self.lang)),
+            }
+            for issue in self.spec.doc_issues
+        ]
+
+    def context(self) -> dict:
+        spec, lang, L = self.spec, self.lang, self.L
+        other = "en" if lang == "zh" else "zh"
+        return {
+            "L": L,
+            "lang": lang,
+            "name": spec.name,
+            "title": L["m_title"].format(name=spec.name),
+            "intro": L["m_intro"].format(name=spec.name, page=f"../{spec.name}{self.ext}"),
+            "nav": {
+                "other": f"../../{other}/maintainers/{spec.name}{self.ext}",
+                "other_label": L["lang_switch"],
+                "index": f"../../README{self.ext}" if self.ext == ".md" else "../../index.html",
+            },
+            "sources": self.sources(),
+            "deviations": self.check_rows(only_deviations=True),
+            "unverified": self.unverified(),
+            "checks": self.check_rows(),
+            "issues": self.issues(),
+        }
 
 
-# Matrix cells list floating-point dtypes first, then integers, each group in catalogue order.
-KIND_ORDER = ("float", "float8", "complex", "int", "uint", "bool", "other")
+# ---------------------------------------------------------------------------------------------
+# Index
 
 
-def _index_context(project: Project) -> dict:
-    return {"ops": [index_entry(info, project.catalog) for info in project.ops]}
-
-
-def index_entry(info: OpInfo, catalog: Catalog) -> dict:
-    """One op's row of the index (plain data: generate keeps it to re-render the index alone)."""
+def index_row(info: OpInfo, catalog: Catalog) -> dict:
+    """One op's entry of the index (plain data; the page paths are added per flavour)."""
     spec = info.spec
     return {
-        "name": spec.name,
-        "zh": f"zh/{spec.name}.md",
-        "en": f"en/{spec.name}.md",
-        "summary_zh": md(pick(spec.summary, "zh")),  # md() escapes '|' for the table
-        "summary_en": md(pick(spec.summary, "en")),
-        "products": "<br>".join(h(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
+        "page": spec.name,
+        "name": esc.md_cell(spec.name),
+        "summary_zh": esc.md_cell(pick(spec.summary, "zh")),
+        "summary_en": esc.md_cell(pick(spec.summary, "en")),
+        "products": "<br>".join(esc.md_cell(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
     }
 
 
-def _matrix_context(project: Project) -> dict:
-    return _matrix(project.catalog, [matrix_row(info, project.catalog) for info in project.ops])
-
-
-def _matrix(catalog: Catalog, rows: list[dict]) -> dict:
-    products = [{"tag": p.tag, "zh": h(p.zh), "en": h(p.en)} for p in catalog.products.products]
-    return {"products": products, "rows": rows}
-
-
-def matrix_row(info: OpInfo, catalog: Catalog) -> dict:
-    """One op's row of the support matrix (plain data, like ``index_entry``)."""
-    spec = info.spec
-    cells = []
-    for p in catalog.products.products:
-        dtypes = input_dtypes(spec, p.tag, catalog)
-        cells.append({"supported": bool(dtypes), "dtypes": dtypes})
-    return {
-        "name": spec.name,
-        "zh": f"zh/{spec.name}.md",
-        "en": f"en/{spec.name}.md",
-        "summary": h(pick(spec.summary, "zh")),
-        "summary_en": h(pick(spec.summary, "en")),
-        "cells": cells,
-    }
+def _index_context(rows: list[dict], ext: str = ".md") -> dict:
+    ops = []
+    for row in rows:
+        page = row["page"]
+        ops.append(
+            {
+                "name": row["name"],
+                "zh": f"zh/{page}{ext}",
+                "en": f"en/{page}{ext}",
+                "maintainers_zh": f"zh/maintainers/{page}{ext}",
+                "maintainers_en": f"en/maintainers/{page}{ext}",
+                "summary_zh": row["summary_zh"],
+                "summary_en": row["summary_en"],
+                "products": row["products"],
+            }
+        )
+    return {"ops": ops, "ext": ext, "matrix": f"support_matrix{ext}"}
 
 
 # ---------------------------------------------------------------------------------------------
 
 
 def _samples(project: Project, env) -> dict[str, str]:
-    """The generated C++ call samples (``samples/<snake>.cpp``), as the C++ emitter renders them."""
+    """The generated C++ call samples (and their index), as the C++ emitter renders them."""
     from generator.emit import cpp
 
     return {rel: text for rel, text in cpp.files(project, env).items() if rel.startswith("samples/")}
 
 
+def _without_stamp(sample: str) -> str:
+    """The sample without its leading "// @generated ..." provenance comment (and the blank comment after it)."""
+    lines = sample.splitlines(keepends=True)
+    while lines and lines[0].startswith("// @generated"):
+        lines.pop(0)
+        while lines and lines[0].strip() == "//":
+            lines.pop(0)
+    return "".join(lines)
+
+
+def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]], flavour: str = "md",
+             mentions: set[str] | None = None) -> dict[str, str]:  # fmt: skip
+    """One op's user and maintainers' pages (Markdown) in one flavour, by path under ``docs/``.
+
+    ``names``: the operator names of the project (pages link to the ones the text mentions);
+    ``samples``: language -> the op's samples (``cpp.op_samples``); ``mentions`` collects every
+    operator name the pages could link (see :class:`Linker`)."""
+    op_template = env.get_template("docs/op.md.j2")
+    maintainer_template = env.get_template("docs/maintainers.md.j2")
+    out: dict[str, str] = {}
+    name = info.spec.name
+    for lang in LANGS:
+        page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions)
+        out[f"{lang}/{name}.md"] = op_template.render(**page.context())
+        maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions)
+        out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context())
+    return out
+
+
+def op_files(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]],
+             mentions: set[str] | None = None) -> dict[str, str]:  # fmt: skip
+    """One op's docs files: its pages (``docs/<lang>/...``) and their site versions (``docs/site/``)."""
+    from generator.emit import site
+
+    out = {f"docs/{rel}": text for rel, text in op_pages(info, catalog, names, env, samples, "md", mentions).items()}
+    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions).items():
+        target, html = site.page(env, rel, text)
+        out[f"docs/site/{target}"] = html
+    return out
+
+
+def index_page(env, rows: list[dict], flavour: str = "md") -> str:
+    """The index (``README.md``) in one flavour from the ops' ``index_row``\\ s, in op order."""
+    ext = ".html" if flavour == "site" else ".md"
+    return env.get_template("docs/index.md.j2").render(**_index_context(rows, ext))
+
+
+def aggregate_files(env, catalog: Catalog, index_rows: list[dict], matrix_rows: list[dict]) -> dict[str, str]:
+    """The docs files that are not one op's: index, support matrix and site assets."""
+    out = index_files(env, index_rows)
+    out.update(matrix_files(env, catalog, matrix_rows))
+    out.update(asset_files(env))
+    return out
+
+
+def index_files(env, rows: list[dict]) -> dict[str, str]:
+    """``docs/README.md`` and the site's index page from the ops' ``index_row``\\ s (in op order)."""
+    from generator.emit import site
+
+    target, html = site.page(env, "README.md", index_page(env, rows, "site"))
+    return {"docs/README.md": index_page(env, rows), f"docs/site/{target}": html}
+
+
+def matrix_files(env, catalog: Catalog, rows: list[dict]) -> dict[str, str]:
+    """The support matrix (Markdown and site page) from the ops' ``matrix.row``\\ s (in op order)."""
+    from generator.emit import matrix, site
+
+    return {
+        "docs/support_matrix.md": matrix.rows_markdown(catalog, rows),
+        "docs/site/support_matrix.html": site.matrix_page(env, catalog, rows),
+    }
+
+
+def asset_files(env) -> dict[str, str]:
+    """The site's style sheet and script."""
+    from generator.emit import site
+
+    return {f"docs/site/{rel}": text for rel, text in site.asset_files(env).items()}
+
+
 def files(project: Project, env, cpp_files: dict[str, str] | None = None) -> dict[str, str]:
-    """Every docs file: ``docs/<lang>/aclnn<Op>.md``, ``docs/README.md``, ``docs/support_matrix.{md,html}``.
+    """Every docs file: pages (``docs/<lang>/...``), index, support matrix and the site (``docs/site/``).
 
     ``cpp_files`` is the C++ emitter's output when the caller already has it (saves rendering twice).
     """
+    from generator.emit import cpp, matrix
+
     samples = _samples(project, env) if cpp_files is None else cpp_files
+    catalog = project.catalog
+    names = frozenset(info.spec.name for info in project.ops)
     out: dict[str, str] = {}
     for info in project.ops:
-        out.update(op_files(info, project.catalog, env, samples.get(f"samples/{info.spec.snake}.cpp")))
-    index = [index_entry(info, project.catalog) for info in project.ops]
-    rows = [matrix_row(info, project.catalog) for info in project.ops]
-    out.update(aggregate_files(index, rows, project.catalog, env))
+        own = {lang: cpp.op_samples(samples, info.spec.name, lang) for lang in LANGS}
+        out.update(op_files(info, catalog, names, env, own))
+    table = matrix.build(project, env)
+    index = [index_row(info, catalog) for info in project.ops]
+    out.update(aggregate_files(env, catalog, index, matrix.rows(project, table)))
     return dict(sorted(out.items()))
-
-
-def op_files(info: OpInfo, catalog: Catalog, env, sample: str | None) -> dict[str, str]:
-    """One op's pages (``docs/<lang>/aclnn<Op>.md``), given its C++ sample; nothing else goes in."""
-    op_template = env.get_template("docs/op.md.j2")
-    out = {}
-    for lang in LANGS:
-        page = _Page(info, catalog, lang, sample)
-        out[f"docs/{lang}/{info.spec.name}.md"] = op_template.render(**page.context())
-    return out
-
-
-def aggregate_files(index: list[dict], rows: list[dict], catalog: Catalog, env) -> dict[str, str]:
-    """The index and the support matrix from every op's ``index_entry`` and ``matrix_row``, in op order."""
-    out = {"docs/README.md": env.get_template("docs/index.md.j2").render(ops=index)}
-    matrix = _matrix(catalog, rows)
-    out["docs/support_matrix.md"] = env.get_template("docs/support_matrix.md.j2").render(**matrix)
-    out["docs/support_matrix.html"] = env.get_template("docs/support_matrix.html.j2").render(**matrix)
-    return out

@@ -7,6 +7,7 @@ output inference expressions) that ``templates/python/op.py.j2`` lays out.
 from __future__ import annotations
 
 from generator import expr as ex
+from generator.escape.python import GENERATED_NAMES, USED_BUILTINS, identifier, pyrepr, python_local, pytuple
 from generator.loader import Catalog, OpInfo, Project, expr_type
 from generator.model import Check, OpSpec, Param, snake_case
 
@@ -14,31 +15,34 @@ INDENT = "    "
 
 
 def local_name(param: str) -> str:
-    """Python local for a doc parameter name (``self`` stays ``self``, keywords get a suffix)."""
-    import keyword
-
-    name = snake_case(param)
-    return name + "_" if keyword.iskeyword(name) or name in RESERVED else name
+    """Python local (and keyword argument) for a doc parameter name: see ``escape.python.python_local``."""
+    return python_local(param)
 
 
-# Names the generated functions use themselves; a parameter with one of them gets a suffix.
-RESERVED = frozenset({"name", "arg", "product", "backend", "rt", "np", "args", "result", "validate", "MISSING"})
+class _Names(dict):
+    """Parameter doc name -> Python local, plus how the op module reaches builtins."""
+
+    def __init__(self, spec: OpSpec):
+        super().__init__((p.name, local_name(p.name)) for p in spec.params)
+        # The op function is a module global named after the op: if that hides a builtin the
+        # module uses (say an op aclnnAbs), the module reaches the builtin as builtins.<name>.
+        self.shadowed = frozenset({spec.snake} & USED_BUILTINS)
+
+    def builtin(self, name: str) -> str:
+        return f"builtins.{name}" if name in self.shadowed else name
 
 
-def _py(node: ex.Node, names: dict[str, str]) -> str:
-    return ex.to_python(node, names)
+def _py(node: ex.Node, names: _Names) -> str:
+    return ex.to_python(node, names, taken=GENERATED_NAMES | USED_BUILTINS, shadowed=names.shadowed)
 
 
 def q(value) -> str:
     """A Python literal with double quotes (ruff's style)."""
-    from generator.generate import pyrepr
-
     return pyrepr(value)
 
 
 def _tuple(items) -> str:
-    items = [q(i) for i in items]
-    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    return pytuple(list(items))
 
 
 def check_text(check: Check) -> str:
@@ -98,7 +102,7 @@ class _Block:
         self.lines.append(INDENT * depth + line)
 
 
-def _check_block(info: OpInfo, index: int, check: Check, names: dict[str, str]) -> list[str]:
+def _check_block(info: OpInfo, index: int, check: Check, names: _Names) -> list[str]:
     """Lines (relative indentation 0) that perform one check on normalised locals."""
     spec = info.spec
     block = _Block()
@@ -144,7 +148,7 @@ def _check_block(info: OpInfo, index: int, check: Check, names: dict[str, str]) 
         block.add(depth + 1, f"raise rt.fail(CHECKS[{key}], {seen})")
     else:  # a test of each listed argument on its own
         block.add(depth, f"for name, arg in {_pairs((p, names[p]) for p in check.params)}:")
-        block.add(depth + 1, f"if {_argument_test(check)}:")
+        block.add(depth + 1, f"if {_argument_test(check, names)}:")
         block.add(depth + 2, f"raise rt.fail(CHECKS[{key}], {{name: arg}})")
     return block.lines
 
@@ -155,7 +159,7 @@ def _pairs(params) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def _argument_test(check: Check) -> str:
+def _argument_test(check: Check, names: _Names) -> str:
     """The condition under which one argument ``arg`` (named ``name``) violates a per-argument check."""
     if check.kind == "not_null":
         return "arg is None"
@@ -167,14 +171,14 @@ def _argument_test(check: Check) -> str:
         "format_in": lambda: f"arg.format not in {_tuple(check.formats)}",
         "rank_in": lambda: f"not {check.rank.min} <= arg.rank <= {check.rank.max}",
         "format_not_private": lambda: "rt.is_private(arg.format)",
-        "length_in": lambda: f"len(arg) not in {_tuple(check.lengths)}",
+        "length_in": lambda: f"{names.builtin('len')}(arg) not in {_tuple(check.lengths)}",
         "dtype_castable": lambda: f"not rt.castable(arg.dtype, {q(check.to)})",
     }[check.kind]()
     return f"arg is not None and {test}"
 
 
-def _normalizer(p: Param) -> str:
-    local, name = local_name(p.name), p.name
+def _normalizer(p: Param, names: _Names) -> str:
+    local, name = names[p.name], p.name
     kind = expr_type(p)
     if kind == ex.TENSOR:
         return f"rt.as_tensor({q(name)}, {local})"
@@ -191,21 +195,21 @@ def _normalizer(p: Param) -> str:
     return f"rt.as_int({q(name)}, {local}, {q(p.ctype)})"
 
 
-def _kernel_arg(p: Param) -> str:
-    local = local_name(p.name)
+def _kernel_arg(p: Param, names: _Names) -> str:
+    local = names[p.name]
     kind = expr_type(p)
     if kind == ex.TENSOR:
         return f"rt.tensor_data({local}, {q(p.name)})"
     if kind == ex.SCALAR:
         return f"None if {local} is None else {local}.value"
     if kind in ex.LISTS:
-        return f"None if {local} is None else list({local})"
+        return f"None if {local} is None else {names.builtin('list')}({local})"
     return local
 
 
 def op_context(info: OpInfo, catalog: Catalog) -> dict:
     spec: OpSpec = info.spec
-    names = {p.name: local_name(p.name) for p in spec.params}
+    names = _Names(spec)
     checks = []
     # Without a product check placed by the spec, one runs after the leading null-pointer checks
     # (CANN checks pointers first in every op), so null arguments keep their 161001.
@@ -261,8 +265,9 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
             "ctype": p.ctype,
             "role": p.role,
             "kind": expr_type(p),
-            "normalize": _normalizer(p),
-            "kernel_arg": _kernel_arg(p),
+            "normalize": _normalizer(p, names),
+            "kernel_arg": _kernel_arg(p, names),
+            "kernel_name": snake_case(p.name),  # the kernel calling contract (not the mangled local)
             "doc": _param_doc(p, spec, catalog),
         }
         for p in spec.params
@@ -270,8 +275,10 @@ def op_context(info: OpInfo, catalog: Catalog) -> dict:
     return {
         "spec": spec,
         "source": info.path.name,
-        "op": spec.op,
-        "snake": spec.snake,
+        "op": identifier(spec.op),
+        "snake": identifier(spec.snake),
+        "shadowed": sorted(names.shadowed),
+        "implicit_rule": f"product in [{', '.join(spec.products)}]",
         "summary": spec.summary.en or spec.summary.zh,
         "description": spec.description.en or spec.description.zh,
         "products": tuple(spec.products),

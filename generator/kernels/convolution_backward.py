@@ -19,7 +19,11 @@ Conventions and readings chosen
 * ``output_mask = [grad_input, grad_weight, grad_bias]``; masked-off results are ``None`` (CANN leaves them
   unwritten). ``bias_sizes`` is informational only (CANN reads it only in the empty-tensor path); when given,
   it must be ``[grad_output.shape[1]]``. ``grad_bias`` has length ``grad_output.shape[1]`` in both modes.
-* Empty tensors (N == 0, zero channels) give empty ``grad_input`` and zero-filled ``grad_weight``/``grad_bias``.
+* Empty tensors: when ``input``, ``weight`` or ``grad_output`` is empty, CANN takes its empty-tensor path (after
+  its own checks, which are the validator's): ``grad_weight`` is zero-filled like ``weight``, ``grad_bias`` is
+  zero-filled with length ``bias_sizes[0]`` (even when ``grad_output`` holds data, e.g. for an input with zero
+  channels), and ``grad_input`` is not written, so it must be empty (``input`` with ``N == 0`` or ``C == 0``;
+  a non-empty one raises ``ValueError``). No shape relation is required on that path.
 * dtypes: float32, float16 and bfloat16 (ml_dtypes) in any combination. Everything is computed in float32
   (products of float16/bfloat16 values are exact in float32; accumulation is float32 BLAS, like PyTorch's CPU
   path and the float32 ATK golden). ``grad_input`` is returned in ``input.dtype``, ``grad_weight`` in
@@ -238,6 +242,24 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
     return acc.reshape(groups * cyg, grid.cols)
 
 
+def _empty_path(grad_output, input, weight, bias_sizes, output_mask):  # noqa: A002 - the spec's name
+    """CANN's empty-tensor result: zero-filled grad_weight and grad_bias, grad_input left unwritten."""
+    mask = [bool(m) for m in output_mask]
+    if len(mask) != 3:
+        raise ValueError(f"output_mask: expected 3 values, got {len(mask)}")
+    if mask[0] and input.size:
+        raise ValueError(f"grad_input of a non-empty input {input.shape} is not written on the empty-tensor path")
+    grad_input = np.zeros(input.shape, input.dtype) if mask[0] else None
+    grad_weight = np.zeros(weight.shape, weight.dtype) if mask[1] else None
+    grad_bias = None
+    if mask[2]:
+        sizes = _int_list(bias_sizes, "bias_sizes") if bias_sizes is not None else []
+        if len(sizes) != 1 or sizes[0] < 0:
+            raise ValueError(f"bias_sizes: the empty-tensor path needs one non-negative value, got {sizes}")
+        grad_bias = np.zeros((sizes[0],), grad_output.dtype)
+    return grad_input, grad_weight, grad_bias
+
+
 def convolution_backward(
     grad_output: np.ndarray,
     input: np.ndarray,
@@ -261,6 +283,8 @@ def convolution_backward(
     """
     for name, arr in (("grad_output", grad_output), ("input", input), ("weight", weight)):
         check_float(name, arr)
+    if 0 in (grad_output.size, input.size, weight.size):
+        return _empty_path(grad_output, input, weight, bias_sizes, output_mask)
     ndim = input.ndim
     if ndim not in (3, 4, 5):
         raise ValueError(f"input: rank must be 3, 4 or 5 (NCL, NCHW, NCDHW), got {ndim}")

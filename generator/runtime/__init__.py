@@ -10,6 +10,7 @@ through :func:`install_catalog` so that this module holds no copy of them.
 from generator.runtime.backend import MISSING, execute, infer_output, output_desc, tensor_data
 from generator.runtime.errors import EVALUATION_ERRORS, AclnnError, CheckInfo, fail
 from generator.runtime.rules import (
+    bounded_range,
     castable,
     ceil_div,
     conv_out,
@@ -55,6 +56,7 @@ __all__ = [
     "as_int_array",
     "as_scalar",
     "as_tensor",
+    "bounded_range",
     "castable",
     "ceil_div",
     "conv_out",

@@ -1,18 +1,26 @@
-"""The CANN backend: runs an aclnn operator through the real libraries with ctypes.
+"""The CANN backend: runs an aclnn operator through the CANN libraries with ctypes.
 
 Everything is derived from the spec's C signature: each argument is built with the public host API
-(``aclCreateTensor`` over device memory filled by ``aclrtMemcpy``, ``aclCreateScalar``,
-``aclCreateIntArray``, ``aclCreateBoolArray``, plain C values), then the two phases run on a
-stream, the outputs are copied back and every handle and buffer is released, also on failure.
+(``aclCreateTensor`` over device memory filled by ``aclrtMemcpy``, with the array's own strides for a
+non-contiguous input; ``aclCreateScalar``; ``aclCreateIntArray``/``BoolArray``/``FloatArray``;
+``aclCreateTensorList``; plain C values; ``const char*`` strings), then the two phases run on a stream,
+the outputs are copied back and every handle and buffer is released, also on failure.
 
-The libraries are looked up in ``$ASCEND_TOOLKIT_HOME/lib64`` (``libascendcl.so`` for the
-runtime, ``libnnopbase.so`` for the handle constructors, ``libopapi.so`` for the operators);
-without them every call raises AclnnError(361001) saying so.
+The libraries are looked up in ``$ASCEND_TOOLKIT_HOME/lib64`` (``libascendcl.so`` for the runtime,
+``libnnopbase.so`` for the handle constructors, ``libopapi.so`` for the operators): a CANN install, or
+the opgen host runtime (``generator.hostrt``), which has the same layout. Without them every call raises
+AclnnError(361001) saying so. The device is ``ASCEND_DEVICE_ID`` (default 0). With the host runtime the
+product is the one it emulates (``OPGEN_PRODUCT``), as the hardware decides it on a real install.
+
+This module also holds the host runtime's second phase, :func:`hostrt_compute`: the runtime hands it the
+JSON request a first phase recorded (through a ctypes callback here, or from the embedded interpreter of a
+sample), and it computes the outputs with the op's NumPy reference kernel, in place in device memory.
 """
 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 from contextlib import ExitStack, nullcontext
 from pathlib import Path
@@ -25,6 +33,7 @@ from generator.runtime.values import Scalar, TensorDesc, acl_dtype_value, acl_fo
 LIBRARIES = ("libopapi.so", "libnnopbase.so", "libascendcl.so")
 MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST = 1, 2
 MALLOC_HUGE_FIRST = 0
+ACL_ERROR_REPEAT_INITIALIZE = 100002
 _SCALAR_CTYPES = {
     "FLOAT": ctypes.c_float,
     "DOUBLE": ctypes.c_double,
@@ -50,6 +59,8 @@ _PLAIN_CTYPES = {
     "float": ctypes.c_float,
     "double": ctypes.c_double,
 }
+_ARRAY_CTYPES = {"const aclIntArray*": "Int", "const aclBoolArray*": "Bool", "const aclFloatArray*": "Float"}
+_COMPUTE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p)
 
 
 def _runtime_error(message: str) -> AclnnError:
@@ -63,18 +74,27 @@ class Cann:
 
     def __init__(self, home: str):
         folder = Path(home) / "lib64"
+        self.home = home
         self.libs = []
-        for name in LIBRARIES:
+        for name in reversed(LIBRARIES):  # dependencies first
             path = folder / name
             if path.is_file():
                 try:
-                    self.libs.append(ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL))
+                    self.libs.insert(0, ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL))
                 except OSError as exc:
                     raise _runtime_error(f"cannot load {path}: {exc}") from None
         if not self.libs:
             raise _runtime_error(f"no CANN library ({', '.join(LIBRARIES)}) in {folder}")
+        self._callback = None
+        register = self._optional("opgen_hostrt_set_compute")
+        if register is not None:  # the opgen host runtime: compute in this interpreter
+            self._callback = _COMPUTE(self._compute)
+            register.restype = None
+            register(self._callback)
         self.stream = ctypes.c_void_p()
-        self._call("aclInit", None)
+        status = self.function("aclInit")(None)
+        if status not in (0, ACL_ERROR_REPEAT_INITIALIZE):  # this process may have initialised ACL already
+            raise _runtime_error(f"aclInit failed with {status}: {self.recent_error()}")
         self._call("aclrtSetDevice", ctypes.c_int32(int(os.environ.get("ASCEND_DEVICE_ID", "0"))))
         self._call("aclrtCreateStream", ctypes.byref(self.stream))
 
@@ -84,18 +104,22 @@ class Cann:
         if not home:
             raise _runtime_error("backend 'cann' needs a CANN toolkit: set ASCEND_TOOLKIT_HOME")
         if cls._instance is None or cls._instance.home != home:
-            instance = cls(home)
-            instance.home = home
-            cls._instance = instance
+            cls._instance = cls(home)
         return cls._instance
 
-    def function(self, name: str, restype=ctypes.c_int):
+    def _optional(self, name: str):
         for lib in self.libs:
             fn = getattr(lib, name, None)
             if fn is not None:
-                fn.restype = restype
                 return fn
-        raise AclnnError(561003, "ACLNN_ERR_INNER_FIND_KERNEL_ERROR", f"{name} is not in the CANN libraries")
+        return None
+
+    def function(self, name: str, restype=ctypes.c_int):
+        fn = self._optional(name)
+        if fn is None:
+            raise AclnnError(561003, "ACLNN_ERR_INNER_FIND_KERNEL_ERROR", f"{name} is not in the CANN libraries")
+        fn.restype = restype
+        return fn
 
     def _call(self, name: str, *args) -> None:
         status = self.function(name)(*args)
@@ -109,6 +133,17 @@ class Cann:
             return ""
         return text.decode("utf-8", "replace") if text else ""
 
+    def _compute(self, request: bytes) -> int:
+        """The host runtime's compute callback (see :func:`hostrt_compute`)."""
+        try:
+            code, message = hostrt_compute(request.decode("utf-8"))
+        except BaseException as exc:  # noqa: BLE001 - nothing may escape a ctypes callback
+            code, message = 561000, f"opgen host runtime: the compute step failed: {type(exc).__name__}: {exc}"
+        if code != 0:
+            setter = self.function("opgen_hostrt_set_error", None)
+            setter(message.encode("utf-8", "replace"))
+        return code
+
     # -- handles -------------------------------------------------------------------------------
 
     def device_buffer(self, stack: ExitStack, nbytes: int) -> ctypes.c_void_p:
@@ -119,39 +154,66 @@ class Cann:
         return ptr
 
     def tensor(
-        self, stack: ExitStack, desc: TensorDesc, host: np.ndarray | None
+        self, stack: ExitStack, desc: TensorDesc, host: np.ndarray | None, *, destroy: bool = True
     ) -> tuple[ctypes.c_void_p, ctypes.c_void_p]:
-        """An aclTensor over fresh device memory (filled from ``host`` when given)."""
-        shape = (ctypes.c_int64 * max(1, desc.rank))(*desc.shape)
-        strides = [1] * desc.rank
-        for i in range(desc.rank - 2, -1, -1):
-            strides[i] = strides[i + 1] * max(1, desc.shape[i + 1])
-        c_strides = (ctypes.c_int64 * max(1, desc.rank))(*strides)
-        nbytes = desc.numel * numpy_dtype(desc.dtype).itemsize
-        device = self.device_buffer(stack, nbytes)
-        if host is not None and nbytes:
-            data = np.ascontiguousarray(host)
+        """An aclTensor over fresh device memory (filled from ``host`` when given).
+
+        A strided input keeps its layout: the device gets the bytes its view spans and the tensor gets the
+        view's strides over a storage of that many elements.
+        """
+        itemsize = numpy_dtype(desc.dtype).itemsize
+        strides, storage, raw = self._layout(desc, host, itemsize)
+        device = self.device_buffer(stack, storage * itemsize)
+        if raw is not None and raw.nbytes:
             self._call(
-                "aclrtMemcpy", device, ctypes.c_size_t(nbytes), data.ctypes.data_as(ctypes.c_void_p),
-                ctypes.c_size_t(nbytes), ctypes.c_int(MEMCPY_HOST_TO_DEVICE),
+                "aclrtMemcpy", device, ctypes.c_size_t(raw.nbytes), raw.ctypes.data_as(ctypes.c_void_p),
+                ctypes.c_size_t(raw.nbytes), ctypes.c_int(MEMCPY_HOST_TO_DEVICE),
             )  # fmt: skip
+        rank = desc.rank
+        shape = (ctypes.c_int64 * max(1, rank))(*desc.shape)
+        c_strides = (ctypes.c_int64 * max(1, rank))(*strides)
+        c_storage = (ctypes.c_int64 * 1)(storage)
         create = self.function("aclCreateTensor", ctypes.c_void_p)
         handle = create(
-            shape, ctypes.c_uint64(desc.rank), ctypes.c_int(acl_dtype_value(desc.dtype)), c_strides,
-            ctypes.c_int64(0), ctypes.c_int(acl_format_value(desc.format)), shape, ctypes.c_uint64(desc.rank), device,
+            shape, ctypes.c_uint64(rank), ctypes.c_int(acl_dtype_value(desc.dtype)), c_strides, ctypes.c_int64(0),
+            ctypes.c_int(acl_format_value(desc.format)), c_storage, ctypes.c_uint64(1), device,
         )  # fmt: skip
         if not handle:
             raise _runtime_error(f"aclCreateTensor failed: {self.recent_error()}")
-        stack.callback(self.function("aclDestroyTensor"), ctypes.c_void_p(handle))
+        if destroy:
+            stack.callback(self.function("aclDestroyTensor"), ctypes.c_void_p(handle))
         return ctypes.c_void_p(handle), device
+
+    @staticmethod
+    def _layout(desc: TensorDesc, host: np.ndarray | None, itemsize: int):
+        """(element strides, storage elements, bytes to copy or None) of a tensor."""
+        contiguous = [1] * desc.rank
+        for i in range(desc.rank - 2, -1, -1):
+            contiguous[i] = contiguous[i + 1] * max(1, desc.shape[i + 1])
+        count = int(np.prod(desc.shape, dtype=np.int64)) if desc.rank else 1
+        if host is None:
+            return contiguous, count, None
+        data = np.asarray(host, dtype=numpy_dtype(desc.dtype))
+        steps = [s // itemsize for s in data.strides]
+        if count == 0:
+            return contiguous, 0, None
+        if data.flags.c_contiguous or any(s < 0 or s % itemsize for s in data.strides):
+            return contiguous, count, np.ascontiguousarray(data)
+        span = 1 + sum((d - 1) * s for d, s in zip(data.shape, steps))
+        raw = np.lib.stride_tricks.as_strided(data, shape=(span,), strides=(itemsize,)).copy()
+        return steps, span, raw
 
     def scalar(self, stack: ExitStack, value: Scalar) -> ctypes.c_void_p:
         ctype = _SCALAR_CTYPES.get(value.dtype)
-        if ctype is None:
+        if ctype is None and value.dtype in ("COMPLEX64", "COMPLEX128"):
+            part = ctypes.c_float if value.dtype == "COMPLEX64" else ctypes.c_double
+            number = complex(value.value)
+            host = (part * 2)(number.real, number.imag)
+        elif ctype is None:
             raise AclnnError(
                 161002, "ACLNN_ERR_PARAM_INVALID", f"aclScalar of dtype {value.dtype} is not supported here"
             )
-        if value.dtype in ("FLOAT16", "BFLOAT16"):
+        elif value.dtype in ("FLOAT16", "BFLOAT16"):
             raw = np.array(value.value, dtype=numpy_dtype(value.dtype)).view(np.uint16).item()
             host = ctype(raw)
         else:
@@ -173,6 +235,25 @@ class Cann:
         if not handle:
             raise _runtime_error(f"aclCreate{kind}Array failed: {self.recent_error()}")
         stack.callback(self.function(f"aclDestroy{kind}Array"), ctypes.c_void_p(handle))
+        return ctypes.c_void_p(handle)
+
+    def tensor_list(self, stack: ExitStack, items) -> ctypes.c_void_p:
+        """An aclTensorList of input tensors; the list owns them (aclDestroyTensorList destroys them)."""
+        handles = []
+        with ExitStack() as pending:  # destroys the tensors if the list cannot be created
+            for item in items:
+                if item is None:
+                    handles.append(None)
+                    continue
+                handle, _ = self.tensor(stack, item, item.data, destroy=False)  # memory: on `stack`
+                pending.callback(self.function("aclDestroyTensor"), handle)
+                handles.append(handle.value)
+            array = (ctypes.c_void_p * max(1, len(handles)))(*handles)
+            handle = self.function("aclCreateTensorList", ctypes.c_void_p)(array, ctypes.c_uint64(len(handles)))
+            if not handle:
+                raise _runtime_error(f"aclCreateTensorList failed: {self.recent_error()}")
+            pending.pop_all()  # the list owns the tensors now
+        stack.callback(self.function("aclDestroyTensorList"), ctypes.c_void_p(handle))
         return ctypes.c_void_p(handle)
 
     def copy_back(self, device: ctypes.c_void_p, desc: TensorDesc) -> np.ndarray:
@@ -205,8 +286,14 @@ def run(op: str, signature: tuple, outputs: tuple) -> list[np.ndarray | None]:
                 args.append(handle)
             elif ctype == "const aclScalar*":
                 args.append(cann.scalar(stack, value))
-            elif ctype in ("const aclIntArray*", "const aclBoolArray*", "const aclFloatArray*"):
-                args.append(cann.array(stack, value, ctype[len("const acl") : -len("Array*")]))
+            elif ctype in _ARRAY_CTYPES:
+                args.append(cann.array(stack, value, _ARRAY_CTYPES[ctype]))
+            elif ctype == "const aclTensorList*":
+                args.append(cann.tensor_list(stack, value))
+            elif ctype in ("const char*", "char*"):
+                text = ctypes.create_string_buffer(str(value).encode("utf-8"))
+                stack.enter_context(nullcontext(text))
+                args.append(ctypes.cast(text, ctypes.c_void_p))
             elif ctype in _PLAIN_CTYPES:
                 args.append(_PLAIN_CTYPES[ctype](value))
             else:
@@ -223,9 +310,100 @@ def run(op: str, signature: tuple, outputs: tuple) -> list[np.ndarray | None]:
         status = cann.function(f"aclnn{op}")(workspace, workspace_size, executor, cann.stream)
         if status != 0:
             raise AclnnError(status, status_name(status), f"aclnn{op}: {cann.recent_error()}")
-        cann._call("aclrtSynchronizeStream", cann.stream)
+        status = cann.function("aclrtSynchronizeStream")(cann.stream)
+        if status != 0:
+            raise AclnnError(status, status_name(status), f"aclnn{op}: {cann.recent_error()}")
         names = [name for name, ctype, _ in signature if ctype == "aclTensor*"]
         return [
             None if desc is None else cann.copy_back(devices[name], desc)
             for name, desc in zip(names, outputs, strict=True)
         ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The host runtime's second phase
+
+
+def _device_array(tensor: dict) -> np.ndarray:
+    """A NumPy view of an aclTensor's device memory (the host runtime's device memory is host memory)."""
+    dtype = numpy_dtype(tensor["dtype"])
+    shape = tuple(tensor["shape"])
+    if 0 in shape:
+        return np.empty(shape, dtype)
+    if not tensor["data"]:
+        raise AclnnError(161002, "ACLNN_ERR_PARAM_INVALID", "a non-empty tensor has no data address")
+    storage = int(np.prod(tensor["storage"], dtype=np.int64)) if tensor["storage"] else 1
+    reach = tensor["offset"] + sum((d - 1) * max(s, 0) for d, s in zip(shape, tensor["strides"]))
+    start = tensor["offset"] + sum((d - 1) * min(s, 0) for d, s in zip(shape, tensor["strides"]))
+    if start < 0 or reach >= storage:
+        raise AclnnError(
+            161002,
+            "ACLNN_ERR_PARAM_INVALID",
+            f"the view (shape {list(shape)}, strides {tensor['strides']}, offset {tensor['offset']}) "
+            f"exceeds its storage of {storage} element(s)",
+        )
+    buffer = (ctypes.c_char * (storage * dtype.itemsize)).from_address(tensor["data"])
+    return np.ndarray(
+        shape,
+        dtype,
+        buffer=buffer,
+        offset=tensor["offset"] * dtype.itemsize,
+        strides=[s * dtype.itemsize for s in tensor["strides"]],
+    )
+
+
+def _desc(tensor: dict | None) -> TensorDesc | None:
+    if tensor is None:
+        return None
+    array = _device_array(tensor)
+    return TensorDesc(tensor["shape"], tensor["dtype"], tensor["format"], tensor["strides"], data=array)
+
+
+def _argument(arg: dict):
+    kind = arg["kind"]
+    if kind == "null":
+        return None
+    if kind == "tensor":
+        return _desc(arg["tensor"])
+    if kind == "tensors":
+        return [_desc(item) for item in arg["tensors"]]
+    if kind == "scalar":
+        raw = bytes.fromhex(arg["bytes"])
+        dtype = numpy_dtype(arg["dtype"])
+        value = np.frombuffer(raw[: dtype.itemsize], dtype=dtype)[0].item()
+        return Scalar(value, arg["dtype"])
+    if kind in ("ints", "bools"):
+        return list(arg["values"])
+    if kind == "floats":
+        return np.frombuffer(bytes.fromhex(arg["bytes"]), dtype="<f4").tolist()
+    if kind == "float":
+        return float(np.frombuffer(bytes.fromhex(arg["bytes"]), dtype="<f8")[0])
+    if kind == "string":
+        return bytes.fromhex(arg["bytes"]).decode("utf-8", "replace")
+    return arg["value"]  # bool, int
+
+
+def hostrt_compute(request: str) -> tuple[int, str]:
+    """Compute one launched executor of the host runtime: ``(status, message)``.
+
+    ``request`` is the JSON a first phase recorded: the op, the product the runtime emulates and every
+    argument (tensors as views of device memory). The op's binding runs with ``backend="numpy"``: the
+    Python validator, then the reference kernel, whose results land in each output's device memory.
+    """
+    import importlib
+
+    import aclnn  # noqa: F401 - installs the catalogue tables
+
+    op = "?"
+    try:
+        data = json.loads(request)
+        op = data["op"]
+        module = importlib.import_module(f"aclnn.ops.{data['snake']}")
+        params = {arg["name"]: _argument(arg) for arg in data["args"]}
+        binding = getattr(module, data["snake"])
+        binding(*(params[name] for name in module.PARAMS), product=data["product"], backend="numpy")
+    except AclnnError as exc:
+        return exc.code, exc.message
+    except Exception as exc:  # noqa: BLE001 - a kernel bug becomes an error status, not a crash
+        return 561000, f"aclnn{op}: the reference computation failed: {type(exc).__name__}: {exc}"
+    return 0, ""

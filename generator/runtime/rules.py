@@ -94,9 +94,25 @@ def prod(values) -> int:
     return result
 
 
+# Items a rule may iterate over or build (generator.expr.MAX_ITEMS): a longer range or expansion
+# makes the check fail (ValueError) instead of hanging or allocating.
+MAX_RULE_ITEMS = 1 << 12
+
+
+def bounded_range(start: int, stop: int) -> range:
+    """``range(start, stop)`` for a rule whose bound comes from the arguments (at most MAX_RULE_ITEMS)."""
+    if stop - start > MAX_RULE_ITEMS:
+        raise ValueError(f"a rule may not iterate over {stop - start} items (at most {MAX_RULE_ITEMS})")
+    return range(start, stop)
+
+
 def expand(values: tuple, n: int) -> tuple:
     """A length-1 tuple repeated ``n`` times; any other tuple unchanged."""
-    return tuple(values) * n if len(values) == 1 else tuple(values)
+    if len(values) != 1:
+        return tuple(values)
+    if n > MAX_RULE_ITEMS:
+        raise ValueError(f"a rule may not build {n} items (at most {MAX_RULE_ITEMS})")
+    return tuple(values) * n
 
 
 def or_default(values: tuple, default: tuple) -> tuple:

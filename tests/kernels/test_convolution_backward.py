@@ -393,7 +393,35 @@ def test_empty_input_channels(rng):
     gy = rng.standard_normal((2, 3, 3, 3), dtype=np.float32)
     gi, gw, gb = convolution_backward(gy, x, w, [3], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, ALL)
     assert gi.shape == (2, 0, 5, 5) and gw.shape == (3, 0, 3, 3)
-    np.testing.assert_allclose(gb, gy.sum(axis=(0, 2, 3)), rtol=1e-6)
+    # CANN's empty-tensor path zero-fills grad_bias (length bias_sizes[0]) whatever grad_output holds
+    # (torch would sum grad_output here)
+    assert gb.shape == (3,) and not np.any(gb)
+
+
+def test_empty_path_needs_no_shape_relation():
+    """What the A2/A3/950 empty path accepts (issue 11): 4-value output padding, C(gradOutput) != weight N, ..."""
+    f = np.float32
+    gi, gw, gb = convolution_backward(
+        np.ones((0, 3, 7, 7), f), np.ones((0, 2, 7, 7), f), np.ones((2, 2, 1, 1), f), [3], [1, 1],
+        [0, 0, 0, 0], [1, 1], False, [0, 0, 0, 0], 1, ALL,
+    )  # fmt: skip
+    assert gi.shape == (0, 2, 7, 7) and gw.shape == (2, 2, 1, 1) and not np.any(gw) and gb.shape == (3,)
+    # transposed with an empty kernel: grad_input not requested
+    gi, gw, gb = convolution_backward(
+        np.ones((2, 1, 7, 7), f), np.ones((2, 2, 7, 7), f), np.ones((2, 1, 0, 1), f), [1], [1, 1],
+        [0, 0], [1, 1], True, [0, 0], 1, [False, True, True],
+    )  # fmt: skip
+    assert gi is None and gw.shape == (2, 1, 0, 1) and gb.shape == (1,) and not np.any(gb)
+    with pytest.raises(ValueError, match="not written"):  # a non-empty grad_input is never produced there
+        convolution_backward(
+            np.ones((2, 1, 7, 7), f), np.ones((2, 2, 7, 7), f), np.ones((2, 1, 0, 1), f), [1], [1, 1],
+            [0, 0], [1, 1], True, [0, 0], 1, ALL,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="bias_sizes"):
+        convolution_backward(
+            np.ones((0, 2, 7, 7), f), np.ones((0, 2, 7, 7), f), np.ones((2, 2, 1, 1), f), None, [1, 1],
+            [0, 0], [1, 1], False, [0, 0], 1, ALL,
+        )  # fmt: skip
 
 
 def test_round_hf32():

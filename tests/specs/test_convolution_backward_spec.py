@@ -161,6 +161,8 @@ def test_dtype_tables_per_product(name):
     table = dtype_table(name)
     assert table["910"] == table["310p"] == {"FLOAT", "FLOAT16"}
     assert table["910b"] == table["910_93"] == {"FLOAT", "FLOAT16", "BFLOAT16"}
+    # not a supported product, but the code gives it the FP32-capable cube list (no product check)
+    assert table["310b"] == {"FLOAT", "FLOAT16", "BFLOAT16"}
     assert table["950"] == {"FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"}
 
 
@@ -200,8 +202,27 @@ def test_check_order_follows_code():
     ids = [c.id for c in spec.checks]
     groups = [
         ["null-pointers", "output-mask-length", "null-grad-input", "null-grad-weight", "null-grad-bias"],
-        ["dtype-supported", "dtype-950-transposed", "grad-input-dtype-950", "grad-bias-dtype-950"],
-        ["fp8-transposed-only", "fp8-all-same", "fp8-grad-weight-float", "fp8-groups-one"],
+        # one tensor after the other: list (and 950's transposed list), then the 950 equality
+        [
+            "dtype-supported",
+            "dtype-950-transposed",
+            "dtype-supported-grad-input",
+            "grad-input-dtype-950",
+            "dtype-supported-grad-weight",
+            "dtype-950-transposed-grad-weight",
+            "grad-weight-dtype-950",
+            "dtype-supported-grad-bias",
+            "grad-bias-dtype-950",
+        ],
+        # outputMask[0] block, then outputMask[1] block (outputPadding before groups)
+        [
+            "fp8-transposed-only",
+            "fp8-all-same",
+            "fp8-grad-weight-float",
+            "fp8-no-e4m3fn-grad-weight",
+            "fp8-output-padding-zero",
+            "fp8-groups-one",
+        ],
         [
             "format-grad-output",
             "format-input",
@@ -212,17 +233,40 @@ def test_check_order_follows_code():
         ],
         ["stride-positive", "padding-non-negative", "dilation-positive", "output-padding-zero", "groups-positive"],
         ["cube-math-type-range", "cube-math-type-fp32"],
-        ["rank-same", "grad-input-shape", "grad-weight-shape", "grad-bias-shape", "stride-length", "padding-length"],
+        [
+            "rank-same",
+            "grad-output-weight-not-empty",
+            "grad-input-shape",
+            "grad-weight-shape",
+            "grad-bias-shape",
+            "stride-length",
+            "dilation-length",
+            "padding-length",
+            "output-padding-length",
+        ],
         ["channels-weight-out", "channels-groups", "depthwise-channels"],
         ["spatial-3d"],
-        ["empty-bias-sizes-not-null", "empty-bias-sizes-value", "empty-input-n-or-c", "empty-param-lengths"],
-        ["conv3d-unsupported"],
+        [
+            "empty-bias-sizes-not-null",
+            "empty-bias-sizes-value",
+            "empty-input-n-or-c",
+            "empty-param-lengths",
+            "empty-weight-groups",
+            "empty-channels-groups",
+            "empty-transposed-weight",
+            "empty-formula-one",
+        ],
+        ["conv3d-unsupported", "conv3d-dw-groups-fp16-math", "conv3d-dw-groups-half", "product-supported"],
     ]
     flat = [i for g in groups for i in g]
     positions = [ids.index(i) for i in flat]
     assert positions == sorted(positions)
     # lengths are checked before anything indexes outputMask
     assert ids.index("output-mask-length") < ids.index("null-grad-input")
+    # each "-910" twin sits right after its A2/A3/950 original (one of the two applies to any product)
+    for twin in (i for i in ids if i.endswith("-910")):
+        original = twin.removesuffix("-910")
+        assert ids.index(twin) == ids.index(original) + 1, twin
 
 
 def test_null_checks():
@@ -264,39 +308,71 @@ def test_bias_sizes_null_deviation():
 
 
 def test_950_only_output_dtype_rules():
-    for cid in ("grad-input-dtype-950", "grad-weight-dtype-950", "grad-bias-dtype-950", "dtype-950-transposed"):
+    for cid in (
+        "grad-input-dtype-950",
+        "grad-weight-dtype-950",
+        "grad-bias-dtype-950",
+        "dtype-950-transposed",
+        "dtype-950-transposed-grad-weight",
+    ):
         assert CHECKS[cid].products == ["950"] and CHECKS[cid].enforced
-    assert CHECKS["dtype-950-transposed"].dtypes == ["FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"]
-    assert CHECKS["dtype-950-transposed"].when == "transposed"
+    for cid in ("dtype-950-transposed", "dtype-950-transposed-grad-weight"):
+        assert CHECKS[cid].dtypes == ["FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"]
+        assert CHECKS[cid].when == "transposed"
     for cid in ("grad-input-dtype-doc", "grad-bias-dtype-doc"):
         assert CHECKS[cid].enforced is False
         assert set(CHECKS[cid].products) == ALL_BUT_950
 
 
 def test_fp8_rules():
-    check = CHECKS["fp8-transposed-only"]
-    assert check.products == ["950"] and check.kind == "dtype_in"
-    assert "HIFLOAT8" not in check.dtypes and "FLOAT8_E4M3FN" not in check.dtypes
-    assert check.when == "not (transposed and outputMask[0])"
-    assert CHECKS["fp8-grad-weight-float"].dtypes == ["FLOAT"]
+    fp8 = [c for c in spec.checks if c.id.startswith("fp8-")]
+    assert all(c.products == ["950"] and c.enforced and code(c.code) == PARAM_INVALID for c in fp8)
+    intercept = CHECKS["fp8-transposed-only"]
+    assert intercept.when == "(outputMask[0] or outputMask[1]) and not (transposed and outputMask[0])"
+    # it names gradInput and gradWeight, so a null one skips it (the code tests both pointers)
+    assert "gradInput.dtype" in intercept.expr and "gradWeight.dtype" in intercept.expr
+    assert CHECKS["fp8-all-same"].when == "outputMask[0]"
+    for cid in ("fp8-grad-weight-float", "fp8-no-e4m3fn-grad-weight"):
+        assert CHECKS[cid].when == "outputMask[1]"
+    assert CHECKS["fp8-output-padding-zero"].when.startswith("outputMask[1] and transposed and ")
+    assert CHECKS["fp8-groups-one"].when.startswith("outputMask[1] and ")
+
+
+NOT_2201_NOR_950 = {"310b", "310p", "910"}
 
 
 def test_per_product_checks():
-    assert set(CHECKS["conv3d-unsupported"].products) == {"310p", "910"}
+    assert set(CHECKS["conv3d-unsupported"].products) == NOT_2201_NOR_950
     assert code(CHECKS["conv3d-unsupported"].code) == PARAM_INVALID
-    assert set(CHECKS["cube-math-type-fp32"].products) == {"310p", "910"}
-    assert set(CHECKS["depthwise-channels"].products) == ALL_BUT_950
+    assert set(CHECKS["cube-math-type-fp32"].products) == {"310p", "910"}  # 310B's cube does FP32
+    assert set(CHECKS["depthwise-channels"].products) == {"910_93", "910b"}
+    assert set(CHECKS["depthwise-channels-910"].products) == NOT_2201_NOR_950
     assert set(CHECKS["format-grad-bias"].products) == {"950", "910_93", "910b"}
-    assert set(CHECKS["grad-output-weight-not-empty-910"].products) == {"310p", "910"}
+    assert set(CHECKS["grad-output-weight-not-empty-910"].products) == NOT_2201_NOR_950
     assert CHECKS["grad-output-weight-not-empty-910"].when is None
+    for cid in ("conv3d-dw-groups-fp16-math", "conv3d-dw-groups-half"):
+        assert set(CHECKS[cid].products) == {"910_93", "910b"} and CHECKS[cid].documented is False
+    # the shape checks: skipped for empty input/weight only on A2/A3/950; their twins never skip
+    twins = [c for c in spec.checks if c.id.endswith("-910")]
+    assert len(twins) == 13
+    for twin in twins:
+        assert set(twin.products) == NOT_2201_NOR_950, twin.id
+        assert twin.when is None or "empty" not in twin.when, twin.id
+        original = CHECKS[twin.id.removesuffix("-910")]
+        assert set(original.products) <= {"950", "910_93", "910b"}, original.id
+        assert "not input.empty and not weight.empty" in original.when, original.id
+        assert (original.kind, original.expr, original.params) == (twin.kind, twin.expr, twin.params)
 
 
-def test_561103_is_documented_not_enforced():
+def test_561103_is_last():
     inner = [c for c in spec.checks if code(c.code) == INNER_NULLPTR]
-    assert {c.id for c in inner} == {"inner-range-a2-a3", "inner-range-950"}
-    assert all(not c.enforced for c in inner)
+    assert {c.id for c in inner} == {"product-supported", "inner-range-a2-a3", "inner-range-950"}
+    assert [c.id for c in inner if c.enforced] == ["product-supported"]
     # it is the last code CANN can return, after every 161002 check
-    assert all(INDEX[c.id] > INDEX["conv3d-unsupported"] for c in inner)
+    assert all(INDEX[c.id] > INDEX["conv3d-dw-groups-half"] for c in inner)
+    product = CHECKS["product-supported"]
+    assert product.kind == "product_supported" and product.documented is False
+    assert all(f"not {n}.empty" in product.when for n in ("input", "weight", "gradOutput"))
 
 
 def test_unenforced_doc_rules_have_notes():
@@ -445,16 +521,35 @@ def test_empty_path_rules():
         assert applies(cid, empty) and holds(cid, empty), cid
     assert not holds("empty-bias-sizes-value", dict(empty, biasSizes=(3,)))
     assert not holds("empty-bias-sizes-value", dict(empty, biasSizes=(2, 2)))
-    assert not holds("empty-param-lengths", dict(empty, outputPadding=(0, 0, 0, 0)))
-    # formula one with asymmetric 2-D padding [top, bottom, left, right]: 1 + (2 + 0) >= (3 - 1) * 1 + 1 and
-    # 1 + (0 + 2) >= 3 (a symmetric reading of the first two values would give W 1 + 2 * 0 < 3)
-    small = dict(empty, input=tensor([0, 2, 1, 1]), weight=tensor([2, 2, 3, 3]), padding=(2, 0, 0, 2))
-    assert holds("empty-formula-one", small)
-    assert not holds("empty-formula-one", dict(small, padding=(1, 0, 1, 0)))
+    # issue 11: the bias size is compared with gradOutput's C, not weight.shape[0] (the doc's reading)
+    other_c = dict(empty, gradOutput=tensor([0, 3, 7, 7]))
+    assert not holds("empty-bias-sizes-value", dict(other_c, biasSizes=(2,)))  # == weight.shape[0]
+    assert holds("empty-bias-sizes-value", dict(other_c, biasSizes=(3,)))
+    # transposed: weight.shape[1] * groups
+    assert holds("empty-bias-sizes-value", dict(empty, transposed=True, weight=tensor([2, 3, 1, 1]), biasSizes=(3,)))
+    # issue 11: a 4-value outputPadding is accepted in 2-D, as padding is; not in 3-D
+    assert holds("empty-param-lengths", dict(empty, outputPadding=(0, 0, 0, 0)))
+    assert not holds("empty-param-lengths", dict(empty, outputPadding=(0, 0, 0)))
+    three_d = dict(empty, input=tensor([0, 2, 4, 4, 4]), stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1))
+    assert holds("empty-param-lengths", dict(three_d, outputPadding=(0, 0, 0)))
+    assert not holds("empty-param-lengths", dict(three_d, outputPadding=(0, 0, 0, 0)))
+    # issue 11: formula one takes padding[i] * 2 per spatial axis, also for 4-value 2-D padding
+    # [top, bottom, left, right]: H reads top, W reads bottom (not the two sides added)
+    small = dict(empty, input=tensor([0, 2, 1, 1]), weight=tensor([2, 2, 3, 3]))
+    assert holds("empty-formula-one", dict(small, padding=(1, 1, 0, 0)))  # H: 1 + 2 >= 3, W: 1 + 2 >= 3
+    assert not holds("empty-formula-one", dict(small, padding=(2, 0, 0, 2)))  # W: 1 + 0 < 3
+    assert not holds("empty-formula-one", dict(small, padding=(0, 0)))
+    assert holds("empty-formula-one", dict(small, padding=(1, 1)))
     # transposed: weight N must equal input C and be > 0
     tr = dict(empty, transposed=True, weight=tensor([2, 1, 1, 1]))
     assert holds("empty-transposed-weight", tr)
     assert not holds("empty-transposed-weight", dict(tr, weight=tensor([3, 1, 1, 1])))
+    # channels/groups: transposed compares gradOutput's C; an input with N = 0 is exempt when transposed
+    assert not holds("empty-channels-groups", dict(empty, weight=tensor([2, 1, 1, 1])))
+    tr_w = dict(empty, transposed=True, input=tensor([2, 2, 7, 7]), weight=tensor([2, 1, 0, 1]))
+    assert not holds("empty-channels-groups", dict(tr_w, gradOutput=tensor([2, 3, 7, 7])))
+    assert holds("empty-channels-groups", dict(tr_w, gradOutput=tensor([2, 1, 7, 7])))
+    assert not applies("empty-channels-groups", dict(tr_w, input=tensor([0, 2, 7, 7])))
     # on 910/310p an empty weight or gradOutput is rejected regardless of the empty path
     assert not holds("grad-output-weight-not-empty-910", dict(empty, weight=tensor([2, 2, 0, 1])))
 
@@ -538,3 +633,229 @@ def test_example_expected_matches_reference_kernel():
     )
     for name, got in zip(("gradInput", "gradWeight", "gradBias"), result):
         np.testing.assert_allclose(got, _example_array(spec.example.expected[name]), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 11 (cases written from the C++), through the generated validator
+
+
+def _desc(shape, dtype="FLOAT"):
+    import aclnn
+
+    fmt = {1: "ND", 3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(len(shape), "ND")
+    return aclnn.TensorDesc(tuple(shape), dtype, fmt)
+
+
+def conv_args(dtype="FLOAT", **over):
+    """The doc sample (2-D, 1x1 kernel) as validator arguments; outputs inferred unless given."""
+    args = dict(
+        gradOutput=_desc([2, 2, 7, 7], dtype),
+        input=_desc([2, 2, 7, 7], dtype),
+        weight=_desc([2, 2, 1, 1], dtype),
+        biasSizes=[2],
+        stride=[1, 1],
+        padding=[0, 0],
+        dilation=[1, 1],
+        transposed=False,
+        outputPadding=[0, 0],
+        groups=1,
+        outputMask=[True, True, True],
+        cubeMathType=1,
+    )
+    args.update(over)
+    return args
+
+
+def conv3d_args(dtype="FLOAT", groups=2, **over):
+    """A valid 3-D convolution (1x1x1 kernel) with groups input channels."""
+    args = conv_args(
+        dtype,
+        gradOutput=_desc([2, 2, 5, 5, 5], dtype),
+        input=_desc([2, 2, 5, 5, 5], dtype),
+        weight=_desc([2, 2 // groups, 1, 1, 1], dtype),
+        stride=[1, 1, 1],
+        padding=[0, 0, 0],
+        dilation=[1, 1, 1],
+        outputPadding=[0, 0, 0],
+        groups=groups,
+    )
+    args.update(over)
+    return args
+
+
+def failure(product="910b", **args):
+    import aclnn
+
+    try:
+        aclnn.validate(spec.op, product=product, **args)
+    except aclnn.AclnnError as err:
+        return err.check, err.code
+    return None
+
+
+@pytest.mark.parametrize("product", ["910b", "910_93"])
+def test_conv3d_grouped_weight_gradient_rules_on_a2_a3(product):
+    """CheckSupportedForConv3dBackpropFilter: groups > 1, outputMask[1], FLOAT gradWeight."""
+    assert failure(product, **conv3d_args()) is None
+    assert failure(product, **conv3d_args(cubeMathType=2)) == ("conv3d-dw-groups-fp16-math", PARAM_INVALID)
+    f32_grad_weight = dict(gradWeight=_desc([2, 1, 1, 1, 1], "FLOAT"))
+    for half in ("FLOAT16", "BFLOAT16"):
+        assert failure(product, **conv3d_args(half, **f32_grad_weight)) == ("conv3d-dw-groups-half", PARAM_INVALID)
+        assert failure(product, **conv3d_args(half)) is None  # gradWeight in the input dtype
+    # a FLOAT operand promotes the computation to FLOAT
+    mixed = conv3d_args("FLOAT16", weight=_desc([2, 1, 1, 1, 1], "FLOAT"), **f32_grad_weight)
+    assert failure(product, **mixed) is None
+    # not when groups == 1, not without the weight gradient, not in 2-D
+    assert failure(product, **conv3d_args(groups=1, cubeMathType=2)) is None
+    no_dw = conv3d_args(cubeMathType=2, outputMask=[True, False, True], gradWeight=None)
+    assert failure(product, **no_dw) is None
+    grouped_2d = conv_args(groups=2, weight=_desc([2, 1, 1, 1]), cubeMathType=2)
+    assert failure(product, **grouped_2d) is None
+
+
+def test_conv3d_grouped_weight_gradient_rules_not_on_950_and_910():
+    assert failure("950", **conv3d_args(cubeMathType=2)) is None
+    assert failure("910", **conv3d_args(cubeMathType=2)) == ("conv3d-unsupported", PARAM_INVALID)
+
+
+def _hif8(**over):
+    values = dict(
+        gradOutput=_desc([2, 2, 7, 7], "HIFLOAT8"),
+        input=_desc([2, 2, 7, 7], "HIFLOAT8"),
+        weight=_desc([2, 2, 1, 1], "HIFLOAT8"),
+    )
+    values.update(over)
+    return conv_args(**values)
+
+
+def test_950_8bit_rules():
+    """InterceptConvFor8bit and the 8-bit dtype/parameter rules apply only under the code's conditions."""
+    assert failure("950", **_hif8(transposed=True)) is None  # gradWeight inferred FLOAT
+    # not transposed: rejected only when gradInput and gradWeight are both given
+    assert failure("950", **_hif8()) == ("fp8-transposed-only", PARAM_INVALID)
+    only_dx = dict(outputMask=[True, False, False], gradWeight=None, gradBias=None)
+    assert failure("950", **_hif8(**only_dx)) is None
+    only_dw = dict(outputMask=[False, True, False], gradInput=None, gradBias=None)
+    assert failure("950", **_hif8(**only_dw)) is None
+    assert failure("950", **_hif8(gradWeight=_desc([2, 2, 1, 1], "HIFLOAT8"), **only_dw)) == (
+        "fp8-grad-weight-float",
+        PARAM_INVALID,
+    )
+    # transposed without outputMask[0] is intercepted when both outputs are given ...
+    no_dx = dict(transposed=True, outputMask=[False, True, True], gradInput=_desc([2, 2, 7, 7], "HIFLOAT8"))
+    assert failure("950", **_hif8(**no_dx)) == ("fp8-transposed-only", PARAM_INVALID)
+    # ... and passes when gradInput is null
+    assert failure("950", **_hif8(**dict(no_dx, gradInput=None))) is None
+    # FLOAT8_E4M3FN: never with the weight gradient; without it (and not transposed) it passes
+    e4m3 = {n: _desc(s, "FLOAT8_E4M3FN") for n, s in (("gradOutput", [2, 2, 7, 7]), ("input", [2, 2, 7, 7]))}
+    e4m3["weight"] = _desc([2, 2, 1, 1], "FLOAT8_E4M3FN")
+    assert failure("950", **conv_args(**e4m3, **only_dw)) == ("fp8-no-e4m3fn-grad-weight", PARAM_INVALID)
+    assert failure("950", **conv_args(**e4m3, **only_dx)) is None
+    assert failure("950", **conv_args(**e4m3, transposed=True)) == ("dtype-950-transposed", PARAM_INVALID)
+    # mixed 8-bit and float with gradInput computed
+    assert failure("950", **_hif8(transposed=True, gradOutput=_desc([2, 2, 7, 7], "FLOAT"))) == (
+        "fp8-all-same",
+        PARAM_INVALID,
+    )
+    # gradWeight must be FLOAT, groups 1 and outputPadding 0 only when outputMask[1] is true
+    no_dw_tr = dict(transposed=True, outputMask=[True, False, True])
+    assert failure("950", **_hif8(gradWeight=_desc([2, 2, 1, 1], "HIFLOAT8"), **no_dw_tr)) is None
+    assert failure("950", **_hif8(gradWeight=_desc([2, 2, 1, 1], "FLOAT8_E4M3FN"), **no_dw_tr)) == (
+        "dtype-950-transposed-grad-weight",
+        PARAM_INVALID,
+    )
+    assert failure("950", **_hif8(outputPadding=[0, 1], **no_dw_tr)) is None
+    assert failure("950", **_hif8(outputPadding=[0, 1], transposed=True)) == ("fp8-output-padding-zero", PARAM_INVALID)
+    grouped = dict(groups=2, weight=_desc([2, 1, 1, 1], "HIFLOAT8"))
+    assert failure("950", **_hif8(**grouped, **no_dw_tr)) is None
+    assert failure("950", **_hif8(**grouped, transposed=True)) == ("fp8-groups-one", PARAM_INVALID)
+
+
+EMPTY_INPUT = dict(input=_desc([0, 2, 7, 7]))
+
+
+@pytest.mark.parametrize(
+    "over, check_id",
+    [
+        (dict(gradOutput=_desc([2, 2, 7])), "rank-same-910"),
+        (dict(gradInput=_desc([0, 2, 7, 6])), "grad-input-shape-910"),
+        (dict(gradWeight=_desc([2, 2, 1, 2])), "grad-weight-shape-910"),
+        (dict(gradBias=_desc([3])), "grad-bias-shape-910"),
+        (dict(stride=[1]), "stride-length-910"),
+        (dict(dilation=[1, 1, 1]), "dilation-length-910"),
+        (dict(padding=[0]), "padding-length-910"),
+        (dict(outputPadding=[0]), "output-padding-length-910"),
+        (dict(weight=_desc([3, 2, 1, 1]), biasSizes=[2]), "channels-weight-out-910"),
+        (dict(input=_desc([2, 0, 7, 7])), "channels-groups-910"),
+        (dict(input=_desc([0, 4, 7, 7]), weight=_desc([2, 1, 1, 1]), groups=4), "depthwise-channels-910"),
+    ],
+)
+def test_shape_checks_run_for_empty_input_on_310b_310p_910(over, check_id):
+    args = conv_args(**{**EMPTY_INPUT, **over})
+    for product in ("910", "310p", "310b"):
+        assert failure(product, **args) == (check_id, PARAM_INVALID), product
+    # Atlas A2/A3 and 950 skip steps 8-10 for an empty input (the empty path has its own rules)
+    a2 = failure("910b", **args)
+    assert a2 is None or not a2[0].endswith("-910"), a2
+
+
+def test_empty_input_on_910_passes_and_3d_is_checked():
+    assert failure("910", **conv_args(**EMPTY_INPUT)) is None
+    empty3d = conv3d_args(groups=1, input=_desc([0, 2, 5, 5, 5]))
+    assert failure("910", **empty3d) is None  # the empty path returns before the 3-D rejection
+    bad = dict(empty3d, gradOutput=_desc([2, 2, 4, 5, 5]))
+    assert failure("910", **bad) == ("spatial-3d-910", PARAM_INVALID)
+    assert failure("910b", **bad) is None
+
+
+def test_empty_path_through_the_validator():
+    empty = dict(input=_desc([0, 2, 7, 7]), gradOutput=_desc([0, 3, 7, 7]))
+    # the bias size is gradOutput's C (3), not weight.shape[0] (2)
+    assert failure("910b", **conv_args(**empty, biasSizes=[2])) == ("empty-bias-sizes-value", PARAM_INVALID)
+    assert failure("910b", **conv_args(**empty, biasSizes=[3])) is None
+    # 4-value outputPadding accepted in 2-D
+    assert failure("910b", **conv_args(**EMPTY_INPUT, outputPadding=[0, 0, 0, 0])) is None
+    # formula one reads padding[i] * 2
+    small = dict(input=_desc([0, 2, 1, 1]), weight=_desc([2, 2, 3, 3]))
+    assert failure("910b", **conv_args(**small, padding=[1, 1, 0, 0])) is None
+    assert failure("910b", **conv_args(**small, padding=[2, 0, 0, 2])) == ("empty-formula-one", PARAM_INVALID)
+
+
+def test_310b_takes_the_910_branches_and_fails_last():
+    assert failure("310b", **conv_args()) == ("product-supported", INNER_NULLPTR)
+    assert failure("310b", **conv_args("BFLOAT16")) == ("product-supported", INNER_NULLPTR)
+    assert failure("310b", **conv_args(cubeMathType=0)) == ("product-supported", INNER_NULLPTR)  # FP32 cube
+    assert failure("910", **conv_args(cubeMathType=0)) == ("cube-math-type-fp32", PARAM_INVALID)
+    assert failure("310b", **conv3d_args(groups=1)) == ("conv3d-unsupported", PARAM_INVALID)
+    assert failure("310b", **conv_args(**EMPTY_INPUT)) is None
+    for product in spec.products:
+        assert failure(product, **conv_args(cubeMathType=2)) is None
+
+
+def test_empty_path_runs_like_cann():
+    """What the validator accepts on the empty path runs: zero-filled gradWeight/gradBias (length biasSizes[0])."""
+    import aclnn
+
+    f = np.float32
+    args = dict(
+        gradOutput=np.ones((0, 3, 7, 7), f),
+        input=np.ones((0, 2, 7, 7), f),
+        weight=np.ones((2, 2, 1, 1), f),
+        biasSizes=[3],
+        stride=[1, 1],
+        padding=[0, 0, 0, 0],
+        dilation=[1, 1],
+        transposed=False,
+        outputPadding=[0, 0, 0, 0],
+        groups=1,
+        outputMask=[True, True, True],
+        cubeMathType=1,
+    )
+    result = aclnn.run(spec.op, product="910b", **args)
+    assert result["gradInput"].shape == (0, 2, 7, 7)
+    assert result["gradWeight"].shape == (2, 2, 1, 1) and not result["gradWeight"].any()
+    assert result["gradBias"].shape == (3,) and not result["gradBias"].any()
+    # on 910 an empty input with a non-empty gradOutput also takes the empty path: gradBias is 0, not a sum
+    on_910 = dict(args, gradOutput=np.ones((2, 2, 7, 7), f), biasSizes=[2], padding=[0, 0], outputPadding=[0, 0])
+    result = aclnn.run(spec.op, product="910", **on_910)
+    assert result["gradBias"].shape == (2,) and not result["gradBias"].any()

@@ -208,6 +208,50 @@ def test_grad_output_shape_is_pooled_shape():
     assert not evaluate("output-size-positive", **sample_inputs(kernelSize=[5, 5], stride=[1, 1]))
 
 
+def test_nhwc_reads_c_from_the_last_dim():
+    """Issue 11: NHWC passes the format checks; the shape check then reads H, W, C as N, H, W, C."""
+    nhwc = dict(self=tensor([1, 4, 3, 1], fmt="NHWC"), gradInput=tensor([1, 4, 3, 1], fmt="NHWC"))
+    assert evaluate("grad-output-shape", **sample_inputs(gradOutput=tensor([1, 2, 1, 1], fmt="NHWC"), **nhwc))
+    assert evaluate("output-size-positive", **sample_inputs(gradOutput=tensor([1, 2, 1, 1], fmt="NHWC"), **nhwc))
+    # the NCHW reading of the same pooled output is rejected
+    assert not evaluate("grad-output-shape", **sample_inputs(gradOutput=tensor([1, 1, 2, 1], fmt="NHWC"), **nhwc))
+    # 3-D NHWC: (H, W, C)
+    three = dict(self=tensor([4, 3, 5], fmt="NHWC"), gradInput=tensor([4, 3, 5], fmt="NHWC"))
+    assert evaluate("grad-output-shape", **sample_inputs(gradOutput=tensor([2, 1, 5], fmt="NHWC"), **three))
+    assert not evaluate("grad-output-shape", **sample_inputs(gradOutput=tensor([5, 2, 1], fmt="NHWC"), **three))
+    # H and W come from the NHWC positions: H = 1 with a 2x2 window and stride 1 gives no output
+    thin = dict(self=tensor([1, 1, 3, 2], fmt="NHWC"), gradInput=tensor([1, 1, 3, 2], fmt="NHWC"))
+    assert not evaluate("output-size-positive", **sample_inputs(stride=[1, 1], **thin))
+    assert evaluate("output-size-positive", **sample_inputs(stride=[1, 1], self=tensor([1, 2, 3, 1], fmt="NHWC")))
+
+
+def test_nhwc_through_the_generated_validator():
+    import aclnn
+
+    def desc(shape, dtype="FLOAT", fmt="NHWC"):
+        return aclnn.TensorDesc(shape, dtype, fmt)
+
+    args = dict(
+        gradOutput=desc((1, 2, 1, 1)),
+        self=desc((1, 4, 3, 1)),
+        indices=desc((1, 1, 4, 64), "INT8", "NCHW"),
+        kernelSize=[2, 2],
+        stride=[2, 2],
+        padding=[0, 0],
+        dilation=[1, 1],
+        ceilMode=False,
+    )
+    for product in spec.products:
+        aclnn.validate(spec.op, product=product, **args)
+        with pytest.raises(aclnn.AclnnError) as err:
+            aclnn.validate(spec.op, product=product, **dict(args, gradOutput=desc((1, 1, 2, 1))))
+        assert (err.value.check, err.value.code) == ("grad-output-shape", PARAM_INVALID)
+    # the formats must still agree
+    with pytest.raises(aclnn.AclnnError) as err:
+        aclnn.validate(spec.op, product="910b", **dict(args, gradOutput=desc((1, 2, 1, 1), fmt="NCHW")))
+    assert err.value.check == "format-same"
+
+
 def test_other_expr_checks():
     ok = sample_inputs()
     for cid in (

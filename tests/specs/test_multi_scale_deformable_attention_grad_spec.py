@@ -147,7 +147,8 @@ def test_codes(spec, project):
     for c in spec.checks:
         if c.id not in ("null-pointers", "product-supported"):
             assert code(project, c.code) == 161002, c.id
-    assert code(project, check(spec, "product-supported").code) == 561003
+    # the op_api turns the failed l0 launch into ACLNN_ERR_INNER_NULLPTR (issue 11: note and code agree)
+    assert code(project, check(spec, "product-supported").code) == 561103
 
 
 def test_seed_dtype_consistency_not_enforced(spec):
@@ -312,6 +313,27 @@ def test_unsupported_product_fails_last_but_empty_input_succeeds(info):
     assert first_failure(info, sample_args(value=tensor([1, 1, 1, 12])), product="310p") == "channels-multiple-of-8"
     empty = sample_args(value=tensor([1, 0, 1, 8]), gradValue=tensor([1, 0, 1, 8]))
     assert first_failure(info, empty, product="310p") is None
+
+
+def test_generated_validator_returns_the_note_s_code_on_unsupported_products(info):
+    """Issue 11: the note and the validator agree (561103 last, after the 161002 checks; empty passes)."""
+    import aclnn
+    from generator.model import ExampleTensor as T
+    from generator.runtime.examples import arguments
+
+    spec = info.spec
+    for product in ("310p", "910", "310b"):
+        with pytest.raises(aclnn.AclnnError) as err:
+            aclnn.validate(spec.op, product=product, **arguments(spec, spec.example, with_data=False))
+        assert (err.value.check, err.value.code) == ("product-supported", 561103)
+        bad = arguments(spec, spec.example, {"spatialShape": T(shape=[1, 2], dtype="FLOAT")}, with_data=False)
+        with pytest.raises(aclnn.AclnnError) as err:
+            aclnn.validate(spec.op, product=product, **bad)
+        assert (err.value.check, err.value.code) == ("dtype-supported", 161002)
+        empty = arguments(spec, spec.example, {"value": T(shape=[1, 0, 1, 8], dtype="FLOAT")}, with_data=False)
+        aclnn.validate(spec.op, product=product, **empty)
+    note = check(spec, "product-supported").note
+    assert "561103" in note.en and "161002 first" in note.en
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,14 +24,6 @@ PRODUCTS = ("950", "910_93", "910b", "310p", "910")
 MISSING = rt.MISSING
 
 CHECKS = {
-    "product-supported": rt.CheckInfo(
-        OP,
-        "product-supported",
-        161002,
-        "ACLNN_ERR_PARAM_INVALID",
-        "The operator is not supported on this product.",
-        "product in [950, 910_93, 910b, 310p, 910]",
-    ),
     "null-pointers": rt.CheckInfo(
         OP,
         "null-pointers",
@@ -88,30 +80,6 @@ CHECKS = {
         "The dtype of gradOutput, input or weight is not supported.",
         "dtype of gradOutput, input, weight in its supported list for the product",
     ),
-    "dtype-supported-grad-input": rt.CheckInfo(
-        OP,
-        "dtype-supported-grad-input",
-        161002,
-        "ACLNN_ERR_PARAM_INVALID",
-        "The dtype of gradInput is not supported.",
-        "dtype of gradInput in its supported list for the product",
-    ),
-    "dtype-supported-grad-weight": rt.CheckInfo(
-        OP,
-        "dtype-supported-grad-weight",
-        161002,
-        "ACLNN_ERR_PARAM_INVALID",
-        "The dtype of gradWeight is not supported.",
-        "dtype of gradWeight in its supported list for the product",
-    ),
-    "dtype-supported-grad-bias": rt.CheckInfo(
-        OP,
-        "dtype-supported-grad-bias",
-        161002,
-        "ACLNN_ERR_PARAM_INVALID",
-        "The dtype of gradBias is not supported.",
-        "dtype of gradBias in its supported list for the product",
-    ),
     "dtype-950-transposed": rt.CheckInfo(
         OP,
         "dtype-950-transposed",
@@ -119,6 +87,14 @@ CHECKS = {
         "ACLNN_ERR_PARAM_INVALID",
         "The dtype of gradOutput, input or weight is not supported.",
         "dtype of gradOutput, input, weight in [FLOAT, FLOAT16, BFLOAT16, HIFLOAT8], when transposed, on 950",
+    ),
+    "dtype-supported-grad-input": rt.CheckInfo(
+        OP,
+        "dtype-supported-grad-input",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The dtype of gradInput is not supported.",
+        "dtype of gradInput in its supported list for the product",
     ),
     "grad-input-dtype-950": rt.CheckInfo(
         OP,
@@ -136,6 +112,22 @@ CHECKS = {
         "gradInput's dtype differs from input's.",
         "input, gradInput have the same dtype, on 910_93, 910b, 310p, 910",
     ),
+    "dtype-supported-grad-weight": rt.CheckInfo(
+        OP,
+        "dtype-supported-grad-weight",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The dtype of gradWeight is not supported.",
+        "dtype of gradWeight in its supported list for the product",
+    ),
+    "dtype-950-transposed-grad-weight": rt.CheckInfo(
+        OP,
+        "dtype-950-transposed-grad-weight",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The dtype of gradWeight is not supported.",
+        "dtype of gradWeight in [FLOAT, FLOAT16, BFLOAT16, HIFLOAT8], when transposed, on 950",
+    ),
     "grad-weight-dtype-950": rt.CheckInfo(
         OP,
         "grad-weight-dtype-950",
@@ -151,6 +143,14 @@ CHECKS = {
         "ACLNN_ERR_PARAM_INVALID",
         "gradInput's dtype must be the higher-precision dtype of input and gradOutput; gradWeight's that of weight and gradOutput.",
         "gradInput.dtype == promote(input.dtype, gradOutput.dtype) and gradWeight.dtype == promote(weight.dtype, gradOutput.dtype), on 910_93, 910b, 310p, 910",
+    ),
+    "dtype-supported-grad-bias": rt.CheckInfo(
+        OP,
+        "dtype-supported-grad-bias",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The dtype of gradBias is not supported.",
+        "dtype of gradBias in its supported list for the product",
     ),
     "grad-bias-dtype-950": rt.CheckInfo(
         OP,
@@ -174,15 +174,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "HIFLOAT8 and FLOAT8_E4M3FN are only supported when transposed is true and outputMask[0] is true.",
-        "dtype of gradOutput, input, weight in [FLOAT, FLOAT16, BFLOAT16], when not (transposed and outputMask[0]), on 950",
+        "gradOutput.dtype not in [HIFLOAT8, FLOAT8_E4M3FN] and input.dtype not in [HIFLOAT8, FLOAT8_E4M3FN] and weight.dtype not in [HIFLOAT8, FLOAT8_E4M3FN] and gradInput.dtype not in [HIFLOAT8, FLOAT8_E4M3FN] and gradWeight.dtype not in [HIFLOAT8, FLOAT8_E4M3FN], when (outputMask[0] or outputMask[1]) and not (transposed and outputMask[0]), on 950",
     ),
     "fp8-all-same": rt.CheckInfo(
         OP,
         "fp8-all-same",
         161002,
         "ACLNN_ERR_PARAM_INVALID",
-        "When any of gradOutput, input and weight has an 8-bit dtype, all three must have that dtype.",
-        "gradOutput, input, weight have the same dtype, when gradOutput.dtype in [HIFLOAT8, FLOAT8_E4M3FN] or input.dtype in [HIFLOAT8, FLOAT8_E4M3FN] or weight.dtype in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
+        "When any of gradOutput, input, weight and gradInput has an 8-bit dtype, all four must have that dtype.",
+        "(gradOutput.dtype == HIFLOAT8) == (input.dtype == HIFLOAT8) == (weight.dtype == HIFLOAT8) == (gradInput.dtype == HIFLOAT8) and (gradOutput.dtype == FLOAT8_E4M3FN) == (input.dtype == FLOAT8_E4M3FN) == (weight.dtype == FLOAT8_E4M3FN) == (gradInput.dtype == FLOAT8_E4M3FN), when outputMask[0], on 950",
     ),
     "fp8-grad-weight-float": rt.CheckInfo(
         OP,
@@ -190,15 +190,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "With 8-bit inputs, gradWeight must be FLOAT.",
-        "dtype of gradWeight in [FLOAT], when weight.dtype in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
+        "not (gradOutput.dtype == HIFLOAT8 or input.dtype == HIFLOAT8 or weight.dtype == HIFLOAT8) or gradOutput.dtype == HIFLOAT8 and input.dtype == HIFLOAT8 and weight.dtype == HIFLOAT8 and gradWeight.dtype == FLOAT, when outputMask[1], on 950",
     ),
-    "fp8-groups-one": rt.CheckInfo(
+    "fp8-no-e4m3fn-grad-weight": rt.CheckInfo(
         OP,
-        "fp8-groups-one",
+        "fp8-no-e4m3fn-grad-weight",
         161002,
         "ACLNN_ERR_PARAM_INVALID",
-        "With 8-bit inputs, groups must be 1.",
-        "groups == 1, when input.dtype in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
+        "When gradWeight is computed, gradOutput, input, weight and gradWeight must not be FLOAT8_E4M3FN.",
+        "FLOAT8_E4M3FN not in [gradOutput.dtype, input.dtype, weight.dtype, gradWeight.dtype], when outputMask[1], on 950",
     ),
     "fp8-output-padding-zero": rt.CheckInfo(
         OP,
@@ -206,7 +206,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "With 8-bit inputs, every outputPadding value must be 0.",
-        "all(v == 0 for v in outputPadding), when input.dtype in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
+        "all(v == 0 for v in outputPadding), when outputMask[1] and transposed and input.dtype in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
+    ),
+    "fp8-groups-one": rt.CheckInfo(
+        OP,
+        "fp8-groups-one",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "With 8-bit inputs, groups must be 1.",
+        "groups == 1, when outputMask[1] and input.dtype in [HIFLOAT8, FLOAT8_E4M3FN], on 950",
     ),
     "format-grad-output": rt.CheckInfo(
         OP,
@@ -382,7 +390,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The shapes of gradOutput, input and weight violate the constraints.",
-        "gradOutput.rank == input.rank and input.rank == weight.rank, when not input.empty and not weight.empty",
+        "gradOutput.rank == input.rank and input.rank == weight.rank, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "rank-same-910": rt.CheckInfo(
+        OP,
+        "rank-same-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The shapes of gradOutput, input and weight violate the constraints.",
+        "gradOutput.rank == input.rank and input.rank == weight.rank, on 310b, 310p, 910",
     ),
     "grad-output-weight-not-empty": rt.CheckInfo(
         OP,
@@ -398,7 +414,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "gradOutput and weight must not be empty.",
-        "not gradOutput.empty and not weight.empty, on 310p, 910",
+        "not gradOutput.empty and not weight.empty, on 310b, 310p, 910",
     ),
     "grad-input-shape": rt.CheckInfo(
         OP,
@@ -406,7 +422,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "gradInput's shape differs from input's.",
-        "input, gradInput have the same shape, when not input.empty and not weight.empty",
+        "input, gradInput have the same shape, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "grad-input-shape-910": rt.CheckInfo(
+        OP,
+        "grad-input-shape-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "gradInput's shape differs from input's.",
+        "input, gradInput have the same shape, on 310b, 310p, 910",
     ),
     "grad-weight-shape": rt.CheckInfo(
         OP,
@@ -414,7 +438,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "gradWeight's shape differs from weight's.",
-        "weight, gradWeight have the same shape, when not input.empty and not weight.empty",
+        "weight, gradWeight have the same shape, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "grad-weight-shape-910": rt.CheckInfo(
+        OP,
+        "grad-weight-shape-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "gradWeight's shape differs from weight's.",
+        "weight, gradWeight have the same shape, on 310b, 310p, 910",
     ),
     "grad-bias-shape": rt.CheckInfo(
         OP,
@@ -422,7 +454,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "gradBias must be 1-D with length gradOutput's C dimension.",
-        "gradBias.rank == 1 and gradBias.shape[0] == gradOutput.shape[1], when not input.empty and not weight.empty",
+        "gradBias.rank == 1 and gradBias.shape[0] == gradOutput.shape[1], when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "grad-bias-shape-910": rt.CheckInfo(
+        OP,
+        "grad-bias-shape-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "gradBias must be 1-D with length gradOutput's C dimension.",
+        "gradBias.rank == 1 and gradBias.shape[0] == gradOutput.shape[1], on 310b, 310p, 910",
     ),
     "stride-length": rt.CheckInfo(
         OP,
@@ -430,15 +470,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (stride: weight rank - 2 values).",
-        "len(stride) == input.rank - 2, when not input.empty and not weight.empty",
+        "len(stride) == input.rank - 2, when not input.empty and not weight.empty, on 950, 910_93, 910b",
     ),
-    "padding-length": rt.CheckInfo(
+    "stride-length-910": rt.CheckInfo(
         OP,
-        "padding-length",
+        "stride-length-910",
         161002,
         "ACLNN_ERR_PARAM_INVALID",
-        "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).",
-        "len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4, when not input.empty and not weight.empty",
+        "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (stride: weight rank - 2 values).",
+        "len(stride) == input.rank - 2, on 310b, 310p, 910",
     ),
     "dilation-length": rt.CheckInfo(
         OP,
@@ -446,7 +486,31 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (dilation: weight rank - 2 values).",
-        "len(dilation) == input.rank - 2, when not input.empty and not weight.empty",
+        "len(dilation) == input.rank - 2, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "dilation-length-910": rt.CheckInfo(
+        OP,
+        "dilation-length-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (dilation: weight rank - 2 values).",
+        "len(dilation) == input.rank - 2, on 310b, 310p, 910",
+    ),
+    "padding-length": rt.CheckInfo(
+        OP,
+        "padding-length",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).",
+        "len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "padding-length-910": rt.CheckInfo(
+        OP,
+        "padding-length-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).",
+        "len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4, on 310b, 310p, 910",
     ),
     "output-padding-length": rt.CheckInfo(
         OP,
@@ -454,7 +518,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (outputPadding: weight rank - 2 values).",
-        "len(outputPadding) == input.rank - 2 or input.rank == 4 and len(outputPadding) == 4, when not input.empty and not weight.empty",
+        "len(outputPadding) == input.rank - 2 or input.rank == 4 and len(outputPadding) == 4, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "output-padding-length-910": rt.CheckInfo(
+        OP,
+        "output-padding-length-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The length of biasSizes, stride, padding, dilation or outputPadding violates the constraints (outputPadding: weight rank - 2 values).",
+        "len(outputPadding) == input.rank - 2 or input.rank == 4 and len(outputPadding) == 4, on 310b, 310p, 910",
     ),
     "channels-weight-out": rt.CheckInfo(
         OP,
@@ -462,7 +534,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The shapes of gradOutput, input and weight violate the constraints (weight.shape[0] must equal gradOutput's C, or input's C when transposed).",
-        "(input.shape[1] if transposed else gradOutput.shape[1]) == weight.shape[0], when not input.empty and not weight.empty",
+        "(input.shape[1] if transposed else gradOutput.shape[1]) == weight.shape[0], when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "channels-weight-out-910": rt.CheckInfo(
+        OP,
+        "channels-weight-out-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The shapes of gradOutput, input and weight violate the constraints (weight.shape[0] must equal gradOutput's C, or input's C when transposed).",
+        "(input.shape[1] if transposed else gradOutput.shape[1]) == weight.shape[0], on 310b, 310p, 910",
     ),
     "channels-groups": rt.CheckInfo(
         OP,
@@ -470,7 +550,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "groups * weight's C dimension does not equal input's C dimension.",
-        "(gradOutput.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0 and (gradOutput.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups, when not input.empty and not weight.empty",
+        "(gradOutput.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0 and (gradOutput.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups, when not input.empty and not weight.empty, on 950, 910_93, 910b",
+    ),
+    "channels-groups-910": rt.CheckInfo(
+        OP,
+        "channels-groups-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "groups * weight's C dimension does not equal input's C dimension.",
+        "(gradOutput.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0 and (gradOutput.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups, on 310b, 310p, 910",
     ),
     "depthwise-channels": rt.CheckInfo(
         OP,
@@ -478,7 +566,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "For a depthwise convolution (input-side C equals groups) the output-side C must be >= groups and divisible by groups.",
-        "(input.shape[1] if transposed else gradOutput.shape[1]) >= groups and (input.shape[1] if transposed else gradOutput.shape[1]) % groups == 0, when not input.empty and not weight.empty and (gradOutput.shape[1] if transposed else input.shape[1]) == groups, on 910_93, 910b, 310p, 910",
+        "(input.shape[1] if transposed else gradOutput.shape[1]) >= groups and (input.shape[1] if transposed else gradOutput.shape[1]) % groups == 0, when not input.empty and not weight.empty and (gradOutput.shape[1] if transposed else input.shape[1]) == groups, on 910_93, 910b",
+    ),
+    "depthwise-channels-910": rt.CheckInfo(
+        OP,
+        "depthwise-channels-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "For a depthwise convolution (input-side C equals groups) the output-side C must be >= groups and divisible by groups.",
+        "(input.shape[1] if transposed else gradOutput.shape[1]) >= groups and (input.shape[1] if transposed else gradOutput.shape[1]) % groups == 0, when (gradOutput.shape[1] if transposed else input.shape[1]) == groups, on 310b, 310p, 910",
     ),
     "spatial-3d": rt.CheckInfo(
         OP,
@@ -486,7 +582,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The shapes of gradOutput, input and weight violate the constraints (the convolution's input/output shape relation does not hold).",
-        "all((gradOutput.shape[i + 2] if transposed else input.shape[i + 2]) + 2 * padding[i] - ((weight.shape[i + 2] - 1) * dilation[i] + 1) >= 0 and conv_out(gradOutput.shape[i + 2] if transposed else input.shape[i + 2], weight.shape[i + 2], stride[i], padding[i], dilation[i]) == (input.shape[i + 2] if transposed else gradOutput.shape[i + 2]) for i in range(3)), when not input.empty and not weight.empty and input.rank == 5",
+        "all((gradOutput.shape[i + 2] if transposed else input.shape[i + 2]) + 2 * padding[i] - ((weight.shape[i + 2] - 1) * dilation[i] + 1) >= 0 and conv_out(gradOutput.shape[i + 2] if transposed else input.shape[i + 2], weight.shape[i + 2], stride[i], padding[i], dilation[i]) == (input.shape[i + 2] if transposed else gradOutput.shape[i + 2]) for i in range(3)), when not input.empty and not weight.empty and input.rank == 5, on 950, 910_93, 910b",
+    ),
+    "spatial-3d-910": rt.CheckInfo(
+        OP,
+        "spatial-3d-910",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "The shapes of gradOutput, input and weight violate the constraints (the convolution's input/output shape relation does not hold).",
+        "all((gradOutput.shape[i + 2] if transposed else input.shape[i + 2]) + 2 * padding[i] - ((weight.shape[i + 2] - 1) * dilation[i] + 1) >= 0 and conv_out(gradOutput.shape[i + 2] if transposed else input.shape[i + 2], weight.shape[i + 2], stride[i], padding[i], dilation[i]) == (input.shape[i + 2] if transposed else gradOutput.shape[i + 2]) for i in range(3)), when input.rank == 5, on 310b, 310p, 910",
     ),
     "spatial-1d-2d-doc": rt.CheckInfo(
         OP,
@@ -510,7 +614,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "biasSizes violates the constraints (one value: [weight.shape[0]] for an ordinary convolution, [weight.shape[1] * groups] for a transposed one).",
-        "len(biasSizes) == 1 and biasSizes[0] == (weight.shape[1] * groups if transposed else weight.shape[0]), when (input.empty or weight.empty) and outputMask[2]",
+        "len(biasSizes) == 1 and biasSizes[0] == (weight.shape[1] * groups if transposed else gradOutput.shape[1]), when (input.empty or weight.empty) and outputMask[2]",
     ),
     "bias-sizes-doc": rt.CheckInfo(
         OP,
@@ -534,7 +638,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "stride, padding, dilation and outputPadding must have input rank - 2 values (padding may have 4 in 2-D).",
-        "len(stride) == input.rank - 2 and len(dilation) == input.rank - 2 and len(outputPadding) == input.rank - 2 and (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4), when input.empty or weight.empty, on 950, 910_93, 910b",
+        "len(stride) == input.rank - 2 and len(dilation) == input.rank - 2 and (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4) and (len(outputPadding) == input.rank - 2 or input.rank == 4 and len(outputPadding) == 4), when input.empty or weight.empty, on 950, 910_93, 910b",
     ),
     "empty-weight-groups": rt.CheckInfo(
         OP,
@@ -550,7 +654,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "groups * weight's C dimension does not equal input's C dimension (input C = 0 requires weight C = 0).",
-        "input.shape[1] == groups * weight.shape[1], when (input.empty or weight.empty) and not transposed, on 950, 910_93, 910b",
+        "(gradOutput.shape[1] if transposed else input.shape[1]) == groups * weight.shape[1], when (input.empty or weight.empty) and not (transposed and input.shape[0] == 0), on 950, 910_93, 910b",
     ),
     "empty-transposed-weight": rt.CheckInfo(
         OP,
@@ -566,7 +670,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "When transposed is false, every spatial dimension must satisfy formula one: input_dim + 2 * pad_dim >= (weight_dim - 1) * dilation_dim + 1.",
-        "all(input.shape[i + 2] + (padding[2 * i] + padding[2 * i + 1] if len(padding) == 4 else 2 * padding[i]) >= (weight.shape[i + 2] - 1) * dilation[i] + 1 for i in range(min(input.rank, weight.rank) - 2)), when (input.empty or weight.empty) and not transposed, on 950, 910_93, 910b",
+        "all(input.shape[i + 2] + 2 * padding[i] >= (weight.shape[i + 2] - 1) * dilation[i] + 1 for i in range(input.rank - 2)), when (input.empty or weight.empty) and not transposed, on 950, 910_93, 910b",
     ),
     "conv3d-unsupported": rt.CheckInfo(
         OP,
@@ -574,7 +678,31 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The processor does not support this convolution backward (the Atlas Inference and Training Series support only 1-D and 2-D convolution backward, not 3-D).",
-        "input.rank != 5, when not input.empty and not weight.empty, on 310p, 910",
+        "input.rank != 5, when not input.empty and not weight.empty, on 310b, 310p, 910",
+    ),
+    "conv3d-dw-groups-fp16-math": rt.CheckInfo(
+        OP,
+        "conv3d-dw-groups-fp16-math",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "For a 3-D convolution with groups > 1 whose gradWeight (FLOAT) is computed, cubeMathType must not be 2 (USE_FP16).",
+        "cubeMathType != 2, when not input.empty and not weight.empty and input.rank == 5 and outputMask[1] and groups != 1 and gradWeight.dtype == FLOAT, on 910_93, 910b",
+    ),
+    "conv3d-dw-groups-half": rt.CheckInfo(
+        OP,
+        "conv3d-dw-groups-half",
+        161002,
+        "ACLNN_ERR_PARAM_INVALID",
+        "For a 3-D convolution with groups > 1 whose gradWeight (FLOAT) is computed, the promoted dtype of gradOutput, input and weight must not be FLOAT16 or BFLOAT16.",
+        "promote(promote(gradOutput.dtype, input.dtype), weight.dtype) not in [FLOAT16, BFLOAT16], when not input.empty and not weight.empty and input.rank == 5 and outputMask[1] and groups != 1 and gradWeight.dtype == FLOAT, on 910_93, 910b",
+    ),
+    "product-supported": rt.CheckInfo(
+        OP,
+        "product-supported",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        'The interface is not supported on this product (marked "not supported" in the product support list).',
+        "product in [950, 910_93, 910b, 310p, 910], when not input.empty and not weight.empty and not gradOutput.empty",
     ),
     "inner-range-a2-a3": rt.CheckInfo(
         OP,
@@ -600,6 +728,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -607,6 +736,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -614,6 +744,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -621,6 +752,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -628,6 +760,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -635,6 +768,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8", "FLOAT8_E4M3FN"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -788,10 +922,6 @@ def _check(
         #   not cover it; biasSizes is only read in the empty-tensor path, where a null biasSizes with
         #   outputMask[2] true returns 161002 (see empty-bias-sizes-not-null).
         # Documented but not enforced by CANN's first phase: not checked here.
-        # product-supported (161002): the operator is not supported on this product (not in the spec's
-        # checks: it runs after the null-pointer checks).
-        if product not in PRODUCTS:
-            raise rt.fail(CHECKS["product-supported"], {"product": product})
         # output-mask-length (161001): outputMask does not have exactly 3 elements.
         # Note: Not listed by the doc. The code checks the length inside its null-pointer check, so it returns
         #   161001 rather than 161002.
@@ -822,6 +952,18 @@ def _check(
         for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
             if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
                 raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        # dtype-950-transposed (161002): The dtype of gradOutput, input or weight is not supported.
+        # Note: On Ascend 950 the code's list depends on transposed: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8 when
+        #   transposed (no FLOAT8_E4M3FN), plus FLOAT8_E4M3FN when not transposed. The code checks one tensor
+        #   after the other (gradOutput, input, weight, then each non-null output): the same limit on gradInput
+        #   and gradBias is covered by the following equal-dtype checks (with input and gradOutput), on
+        #   gradWeight by dtype-950-transposed-grad-weight (all 161002). FLOAT8_E4M3FN is rejected when
+        #   transposed, contrary to the doc ("supported when transposed=true and output_mask[0]=true").
+        check = "dtype-950-transposed"
+        if product in ("950",) and (transposed):
+            for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
+                if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+                    raise rt.fail(CHECKS["dtype-950-transposed"], {name: arg})
         # dtype-supported-grad-input (161002): The dtype of gradInput is not supported.
         # Note: The code checks the list for every non-null output (regardless of outputMask); the doc's error table
         #   only names the inputs.
@@ -829,27 +971,6 @@ def _check(
         for name, arg in (("gradInput", grad_input),):
             if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
                 raise rt.fail(CHECKS["dtype-supported-grad-input"], {name: arg})
-        # dtype-supported-grad-weight (161002): The dtype of gradWeight is not supported.
-        check = "dtype-supported-grad-weight"
-        for name, arg in (("gradWeight", grad_weight),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported-grad-weight"], {name: arg})
-        # dtype-supported-grad-bias (161002): The dtype of gradBias is not supported.
-        check = "dtype-supported-grad-bias"
-        for name, arg in (("gradBias", grad_bias),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported-grad-bias"], {name: arg})
-        # dtype-950-transposed (161002): The dtype of gradOutput, input or weight is not supported.
-        # Note: On Ascend 950 the code's list depends on transposed: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8 when
-        #   transposed (no FLOAT8_E4M3FN), plus FLOAT8_E4M3FN when not transposed. 8-bit types are only allowed
-        #   when transposed (see fp8-transposed-only), so FLOAT8_E4M3FN is effectively always rejected, contrary
-        #   to the doc ("supported when transposed=true and output_mask[0]=true"). The same limit on the outputs
-        #   is covered by the following dtype-equality checks (also 161002).
-        check = "dtype-950-transposed"
-        if product in ("950",) and (transposed):
-            for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
-                if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
-                    raise rt.fail(CHECKS["dtype-950-transposed"], {name: arg})
         # grad-input-dtype-950 (161002): gradInput's dtype differs from input's.
         check = "grad-input-dtype-950"
         if product in ("950",):
@@ -860,6 +981,20 @@ def _check(
         # Note: The doc requires gradInput's dtype to equal input's, but the code checks it only on Ascend 950;
         #   elsewhere the result is cast to gradInput's dtype (any dtype of the supported list).
         # Documented but not enforced by CANN's first phase: not checked here.
+        # dtype-supported-grad-weight (161002): The dtype of gradWeight is not supported.
+        check = "dtype-supported-grad-weight"
+        for name, arg in (("gradWeight", grad_weight),):
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported-grad-weight"], {name: arg})
+        # dtype-950-transposed-grad-weight (161002): The dtype of gradWeight is not supported.
+        # Note: On Ascend 950 with transposed true a non-null gradWeight is also checked against the list without
+        #   FLOAT8_E4M3FN. With an 8-bit weight gradWeight need not equal weight's dtype, so only this check
+        #   rejects a FLOAT8_E4M3FN gradWeight (say one passed while outputMask[1] is false).
+        check = "dtype-950-transposed-grad-weight"
+        if product in ("950",) and (transposed):
+            for name, arg in (("gradWeight", grad_weight),):
+                if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16", "HIFLOAT8"):
+                    raise rt.fail(CHECKS["dtype-950-transposed-grad-weight"], {name: arg})
         # grad-weight-dtype-950 (161002): gradWeight's dtype differs from weight's.
         # Note: The current doc states no dtype rule for gradWeight (the seed said "the higher precision of weight
         #   and gradOutput"); Ascend 950's code requires weight's dtype (except for 8-bit weights).
@@ -874,6 +1009,11 @@ def _check(
         #   the code does not relate the output dtypes to the inputs on these products (the result is cast to
         #   the output dtype).
         # Documented but not enforced by CANN's first phase: not checked here.
+        # dtype-supported-grad-bias (161002): The dtype of gradBias is not supported.
+        check = "dtype-supported-grad-bias"
+        for name, arg in (("gradBias", grad_bias),):
+            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
+                raise rt.fail(CHECKS["dtype-supported-grad-bias"], {name: arg})
         # grad-bias-dtype-950 (161002): gradBias's dtype differs from gradOutput's.
         check = "grad-bias-dtype-950"
         if product in ("950",):
@@ -885,48 +1025,135 @@ def _check(
         # Documented but not enforced by CANN's first phase: not checked here.
         # fp8-transposed-only (161002): HIFLOAT8 and FLOAT8_E4M3FN are only supported when transposed is true and
         # outputMask[0] is true.
+        # Note: The code (InterceptConvFor8bit, run when outputMask[0] or outputMask[1] is true) rejects 8-bit types
+        #   only when gradInput and gradWeight are both non-null, and then looks at all five of gradOutput,
+        #   input, weight, gradInput and gradWeight; when one of the two outputs is a null pointer, this rule
+        #   does not reject 8-bit types (the expression names gradInput and gradWeight, so a null one skips the
+        #   check, as in the code). The doc states none of these conditions.
         check = "fp8-transposed-only"
-        if product in ("950",) and output_mask is not None and (not (transposed and output_mask[0])):
-            for name, arg in (("gradOutput", grad_output), ("input", input), ("weight", weight)):
-                if arg is not None and arg.dtype not in ("FLOAT", "FLOAT16", "BFLOAT16"):
-                    raise rt.fail(CHECKS["fp8-transposed-only"], {name: arg})
-        # fp8-all-same (161002): When any of gradOutput, input and weight has an 8-bit dtype, all three must have
-        # that dtype.
-        # Note: Not in the doc; the code requires all three to be HIFLOAT8 (or FLOAT8_E4M3FN) when one of them is.
-        check = "fp8-all-same"
         if (
             product in ("950",)
-            and grad_output is not None
-            and input is not None
-            and weight is not None
-            and (
-                grad_output.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")
-                or input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")
-                or weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")
-            )
+            and output_mask is not None
+            and ((output_mask[0] or output_mask[1]) and not (transposed and output_mask[0]))
         ):
-            for name, arg in (("input", input), ("weight", weight)):
-                if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-                    raise rt.fail(CHECKS["fp8-all-same"], {"gradOutput": grad_output, name: arg})
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and grad_input is not None
+                and grad_weight is not None
+                and not (
+                    grad_output.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
+                    and input.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
+                    and weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
+                    and grad_input.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
+                    and grad_weight.dtype not in ("HIFLOAT8", "FLOAT8_E4M3FN")
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["fp8-transposed-only"],
+                    {
+                        "gradOutput": grad_output,
+                        "input": input,
+                        "weight": weight,
+                        "gradInput": grad_input,
+                        "gradWeight": grad_weight,
+                    },
+                )
+        # fp8-all-same (161002): When any of gradOutput, input, weight and gradInput has an 8-bit dtype, all four
+        # must have that dtype.
+        # Note: Not in the doc. With outputMask[0] true the code checks HIFLOAT8, then FLOAT8_E4M3FN: if one of
+        #   gradOutput, input, weight, gradInput (and a non-null gradBias) has that dtype, all must. On Ascend
+        #   950 gradBias is already tied to gradOutput's dtype by grad-bias-dtype-950, so it is not repeated
+        #   here.
+        check = "fp8-all-same"
+        if product in ("950",) and output_mask is not None and (output_mask[0]):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and grad_input is not None
+                and not (
+                    (grad_output.dtype == "HIFLOAT8")
+                    == (input.dtype == "HIFLOAT8")
+                    == (weight.dtype == "HIFLOAT8")
+                    == (grad_input.dtype == "HIFLOAT8")
+                    and (grad_output.dtype == "FLOAT8_E4M3FN")
+                    == (input.dtype == "FLOAT8_E4M3FN")
+                    == (weight.dtype == "FLOAT8_E4M3FN")
+                    == (grad_input.dtype == "FLOAT8_E4M3FN")
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["fp8-all-same"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "gradInput": grad_input},
+                )
         # fp8-grad-weight-float (161002): With 8-bit inputs, gradWeight must be FLOAT.
-        # Note: Not in the doc; a code rule.
+        # Note: Not in the doc. The code checks it only when outputMask[1] is true: if one of gradOutput, input,
+        #   weight (and a non-null gradBias) is HIFLOAT8, all three must be HIFLOAT8 and gradWeight must be
+        #   FLOAT. gradBias is already tied to gradOutput by grad-bias-dtype-950, so it is not repeated. A
+        #   gradWeight passed while outputMask[1] is false is not bound by this.
         check = "fp8-grad-weight-float"
-        if product in ("950",) and weight is not None and (weight.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
-            for name, arg in (("gradWeight", grad_weight),):
-                if arg is not None and arg.dtype not in ("FLOAT",):
-                    raise rt.fail(CHECKS["fp8-grad-weight-float"], {name: arg})
-        # fp8-groups-one (161002): With 8-bit inputs, groups must be 1.
-        # Note: Not in the doc; a code rule.
-        check = "fp8-groups-one"
-        if product in ("950",) and input is not None and (input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
-            if not (groups == 1):
-                raise rt.fail(CHECKS["fp8-groups-one"], {"groups": groups})
+        if product in ("950",) and output_mask is not None and (output_mask[1]):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and grad_weight is not None
+                and not (
+                    not (grad_output.dtype == "HIFLOAT8" or input.dtype == "HIFLOAT8" or weight.dtype == "HIFLOAT8")
+                    or grad_output.dtype == "HIFLOAT8"
+                    and input.dtype == "HIFLOAT8"
+                    and weight.dtype == "HIFLOAT8"
+                    and grad_weight.dtype == "FLOAT"
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["fp8-grad-weight-float"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "gradWeight": grad_weight},
+                )
+        # fp8-no-e4m3fn-grad-weight (161002): When gradWeight is computed, gradOutput, input, weight and gradWeight
+        # must not be FLOAT8_E4M3FN.
+        # Note: Not in the doc. With outputMask[1] true the code rejects FLOAT8_E4M3FN in gradOutput, input, weight,
+        #   gradWeight (and a non-null gradBias, already tied to gradOutput by grad-bias-dtype-950). With
+        #   transposed false and a null gradInput, fp8-transposed-only does not reject 8-bit types, and only
+        #   this check rejects FLOAT8_E4M3FN.
+        check = "fp8-no-e4m3fn-grad-weight"
+        if product in ("950",) and output_mask is not None and (output_mask[1]):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and grad_weight is not None
+                and not ("FLOAT8_E4M3FN" not in (grad_output.dtype, input.dtype, weight.dtype, grad_weight.dtype))
+            ):
+                raise rt.fail(
+                    CHECKS["fp8-no-e4m3fn-grad-weight"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "gradWeight": grad_weight},
+                )
         # fp8-output-padding-zero (161002): With 8-bit inputs, every outputPadding value must be 0.
-        # Note: Not in the doc; a code rule.
+        # Note: Not in the doc; the code checks it only when outputMask[1] is true, transposed is true and input is
+        #   8-bit (with transposed false, output-padding-zero requires all zeros anyway).
         check = "fp8-output-padding-zero"
-        if product in ("950",) and input is not None and (input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN")):
+        if (
+            product in ("950",)
+            and input is not None
+            and output_mask is not None
+            and (output_mask[1] and transposed and input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN"))
+        ):
             if output_padding is not None and not (all(v == 0 for v in output_padding)):
                 raise rt.fail(CHECKS["fp8-output-padding-zero"], {"outputPadding": output_padding})
+        # fp8-groups-one (161002): With 8-bit inputs, groups must be 1.
+        # Note: Not in the doc; the code checks it only when outputMask[1] is true and input is 8-bit.
+        check = "fp8-groups-one"
+        if (
+            product in ("950",)
+            and input is not None
+            and output_mask is not None
+            and (output_mask[1] and input.dtype in ("HIFLOAT8", "FLOAT8_E4M3FN"))
+        ):
+            if not (groups == 1):
+                raise rt.fail(CHECKS["fp8-groups-one"], {"groups": groups})
         # format-grad-output (161002): The format of gradOutput, input or weight is not supported.
         # Note: The code checks the format by rank: 3-D ND or NCL, 4-D NCHW, 5-D NCDHW, any other rank fails; the
         #   doc lists only NCL, NCHW and NCDHW.
@@ -1096,12 +1323,18 @@ def _check(
         #   the first-phase code does not check it on these products.
         # Documented but not enforced by CANN's first phase: not checked here.
         # rank-same (161002): The shapes of gradOutput, input and weight violate the constraints.
-        # Note: The three ranks must be equal. On Ascend 950 and Atlas A2/A3 the code skips steps 8-10 when input or
-        #   weight is empty (empty-tensor path); on the Atlas Inference/Training Series it does not (the spec
-        #   language cannot compare the product inside an expression, so the same guard is used for every
-        #   product; see grad-output-weight-not-empty-910 for the difference).
+        # Note: The three ranks must be equal. Only on Ascend 950 and Atlas A2/A3 does the code skip steps 8-10 when
+        #   input or weight is empty (empty-tensor path); other products run them. The expression language has
+        #   no product constants (no "product in [...]"), so each check of steps 8-10 is split by product: this
+        #   one (950, A3, A2, with the emptiness guard) and a twin with "-910" appended (310b, 310p, 910,
+        #   unguarded).
         check = "rank-same"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if (
                 grad_output is not None
                 and input is not None
@@ -1109,6 +1342,18 @@ def _check(
                 and not (grad_output.rank == input.rank and input.rank == weight.rank)
             ):
                 raise rt.fail(CHECKS["rank-same"], {"gradOutput": grad_output, "input": input, "weight": weight})
+        # rank-same-910 (161002): The shapes of gradOutput, input and weight violate the constraints.
+        # Note: As rank-same; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even when
+        #   input is empty (they have no skip).
+        check = "rank-same-910"
+        if product in ("310b", "310p", "910"):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (grad_output.rank == input.rank and input.rank == weight.rank)
+            ):
+                raise rt.fail(CHECKS["rank-same-910"], {"gradOutput": grad_output, "input": input, "weight": weight})
         # grad-output-weight-not-empty (161002): With transposed=false every gradOutput dimension must be >= 1; N,
         # C, D, H, W may be 0 only when input is empty.
         # Note: Wording from the Atlas A2/A3 gradOutput constraint; the code requires non-empty gradOutput and
@@ -1125,67 +1370,174 @@ def _check(
                 raise rt.fail(CHECKS["grad-output-weight-not-empty"], {"gradOutput": grad_output, "weight": weight})
         # grad-output-weight-not-empty-910 (161002): gradOutput and weight must not be empty.
         check = "grad-output-weight-not-empty-910"
-        if product in ("310p", "910"):
+        if product in ("310b", "310p", "910"):
             if grad_output is not None and weight is not None and not (not grad_output.empty and not weight.empty):
                 raise rt.fail(CHECKS["grad-output-weight-not-empty-910"], {"gradOutput": grad_output, "weight": weight})
         # grad-input-shape (161002): gradInput's shape differs from input's.
         check = "grad-input-shape"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             for name, arg in (("gradInput", grad_input),):
                 if input is not None and arg is not None and arg.shape != input.shape:
                     raise rt.fail(CHECKS["grad-input-shape"], {"input": input, name: arg})
+        # grad-input-shape-910 (161002): gradInput's shape differs from input's.
+        # Note: As grad-input-shape; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "grad-input-shape-910"
+        if product in ("310b", "310p", "910"):
+            for name, arg in (("gradInput", grad_input),):
+                if input is not None and arg is not None and arg.shape != input.shape:
+                    raise rt.fail(CHECKS["grad-input-shape-910"], {"input": input, name: arg})
         # grad-weight-shape (161002): gradWeight's shape differs from weight's.
         check = "grad-weight-shape"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             for name, arg in (("gradWeight", grad_weight),):
                 if weight is not None and arg is not None and arg.shape != weight.shape:
                     raise rt.fail(CHECKS["grad-weight-shape"], {"weight": weight, name: arg})
+        # grad-weight-shape-910 (161002): gradWeight's shape differs from weight's.
+        # Note: As grad-weight-shape; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "grad-weight-shape-910"
+        if product in ("310b", "310p", "910"):
+            for name, arg in (("gradWeight", grad_weight),):
+                if weight is not None and arg is not None and arg.shape != weight.shape:
+                    raise rt.fail(CHECKS["grad-weight-shape-910"], {"weight": weight, name: arg})
         # grad-bias-shape (161002): gradBias must be 1-D with length gradOutput's C dimension.
         check = "grad-bias-shape"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if (
                 grad_output is not None
                 and grad_bias is not None
                 and not (grad_bias.rank == 1 and grad_bias.shape[0] == grad_output.shape[1])
             ):
                 raise rt.fail(CHECKS["grad-bias-shape"], {"gradOutput": grad_output, "gradBias": grad_bias})
+        # grad-bias-shape-910 (161002): gradBias must be 1-D with length gradOutput's C dimension.
+        # Note: As grad-bias-shape; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "grad-bias-shape-910"
+        if product in ("310b", "310p", "910"):
+            if (
+                grad_output is not None
+                and grad_bias is not None
+                and not (grad_bias.rank == 1 and grad_bias.shape[0] == grad_output.shape[1])
+            ):
+                raise rt.fail(CHECKS["grad-bias-shape-910"], {"gradOutput": grad_output, "gradBias": grad_bias})
         # stride-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
         # constraints (stride: weight rank - 2 values).
         check = "stride-length"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if input is not None and stride is not None and not (len(stride) == input.rank - 2):
                 raise rt.fail(CHECKS["stride-length"], {"input": input, "stride": stride})
+        # stride-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
+        # the constraints (stride: weight rank - 2 values).
+        # Note: As stride-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even when
+        #   input is empty (they have no skip).
+        check = "stride-length-910"
+        if product in ("310b", "310p", "910"):
+            if input is not None and stride is not None and not (len(stride) == input.rank - 2):
+                raise rt.fail(CHECKS["stride-length-910"], {"input": input, "stride": stride})
+        # dilation-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
+        # constraints (dilation: weight rank - 2 values).
+        check = "dilation-length"
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
+            if input is not None and dilation is not None and not (len(dilation) == input.rank - 2):
+                raise rt.fail(CHECKS["dilation-length"], {"input": input, "dilation": dilation})
+        # dilation-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
+        # the constraints (dilation: weight rank - 2 values).
+        # Note: As dilation-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "dilation-length-910"
+        if product in ("310b", "310p", "910"):
+            if input is not None and dilation is not None and not (len(dilation) == input.rank - 2):
+                raise rt.fail(CHECKS["dilation-length-910"], {"input": input, "dilation": dilation})
         # padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
         # constraints (padding: weight rank - 2 values, or 4 in 2-D).
         check = "padding-length"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if (
                 input is not None
                 and padding is not None
                 and not (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4)
             ):
                 raise rt.fail(CHECKS["padding-length"], {"input": input, "padding": padding})
-        # dilation-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates the
-        # constraints (dilation: weight rank - 2 values).
-        check = "dilation-length"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
-            if input is not None and dilation is not None and not (len(dilation) == input.rank - 2):
-                raise rt.fail(CHECKS["dilation-length"], {"input": input, "dilation": dilation})
+        # padding-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding violates
+        # the constraints (padding: weight rank - 2 values, or 4 in 2-D).
+        # Note: As padding-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "padding-length-910"
+        if product in ("310b", "310p", "910"):
+            if (
+                input is not None
+                and padding is not None
+                and not (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4)
+            ):
+                raise rt.fail(CHECKS["padding-length-910"], {"input": input, "padding": padding})
         # output-padding-length (161002): The length of biasSizes, stride, padding, dilation or outputPadding
         # violates the constraints (outputPadding: weight rank - 2 values).
         # Note: The doc allows weight rank - 2 values only; the code also accepts 4 values in 2-D (like padding).
         check = "output-padding-length"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if (
                 input is not None
                 and output_padding is not None
                 and not (len(output_padding) == input.rank - 2 or input.rank == 4 and len(output_padding) == 4)
             ):
                 raise rt.fail(CHECKS["output-padding-length"], {"input": input, "outputPadding": output_padding})
+        # output-padding-length-910 (161002): The length of biasSizes, stride, padding, dilation or outputPadding
+        # violates the constraints (outputPadding: weight rank - 2 values).
+        # Note: As output-padding-length; on the Atlas 200I/500 A2, Inference and Training Series the code runs it
+        #   even when input is empty (they have no skip).
+        check = "output-padding-length-910"
+        if product in ("310b", "310p", "910"):
+            if (
+                input is not None
+                and output_padding is not None
+                and not (len(output_padding) == input.rank - 2 or input.rank == 4 and len(output_padding) == 4)
+            ):
+                raise rt.fail(CHECKS["output-padding-length-910"], {"input": input, "outputPadding": output_padding})
         # channels-weight-out (161002): The shapes of gradOutput, input and weight violate the constraints
         # (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
         check = "channels-weight-out"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if (
                 grad_output is not None
                 and input is not None
@@ -1196,11 +1548,32 @@ def _check(
                     CHECKS["channels-weight-out"],
                     {"gradOutput": grad_output, "input": input, "weight": weight, "transposed": transposed},
                 )
+        # channels-weight-out-910 (161002): The shapes of gradOutput, input and weight violate the constraints
+        # (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
+        # Note: As channels-weight-out; on the Atlas 200I/500 A2, Inference and Training Series the code runs it
+        #   even when input is empty (they have no skip).
+        check = "channels-weight-out-910"
+        if product in ("310b", "310p", "910"):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not ((input.shape[1] if transposed else grad_output.shape[1]) == weight.shape[0])
+            ):
+                raise rt.fail(
+                    CHECKS["channels-weight-out-910"],
+                    {"gradOutput": grad_output, "input": input, "weight": weight, "transposed": transposed},
+                )
         # channels-groups (161002): groups * weight's C dimension does not equal input's C dimension.
         # Note: For a transposed convolution the code compares gradOutput's C dimension (groups * weight.shape[1] =
         #   gradOutput's C); the doc only states the non-transposed form.
         check = "channels-groups"
-        if input is not None and weight is not None and (not input.empty and not weight.empty):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty)
+        ):
             if (
                 grad_output is not None
                 and input is not None
@@ -1220,12 +1593,37 @@ def _check(
                         "groups": groups,
                     },
                 )
+        # channels-groups-910 (161002): groups * weight's C dimension does not equal input's C dimension.
+        # Note: As channels-groups; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "channels-groups-910"
+        if product in ("310b", "310p", "910"):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (
+                    (grad_output.shape[1] if transposed else input.shape[1]) % weight.shape[1] == 0
+                    and (grad_output.shape[1] if transposed else input.shape[1]) // weight.shape[1] == groups
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["channels-groups-910"],
+                    {
+                        "gradOutput": grad_output,
+                        "input": input,
+                        "weight": weight,
+                        "transposed": transposed,
+                        "groups": groups,
+                    },
+                )
         # depthwise-channels (161002): For a depthwise convolution (input-side C equals groups) the output-side C
         # must be >= groups and divisible by groups.
-        # Note: Not in the doc; a code rule on every product except Ascend 950.
+        # Note: Not in the doc; a code rule on every product except Ascend 950 (310b, 310p, 910 in depthwise-
+        #   channels-910).
         check = "depthwise-channels"
         if (
-            product in ("910_93", "910b", "310p", "910")
+            product in ("910_93", "910b")
             and grad_output is not None
             and input is not None
             and weight is not None
@@ -1247,13 +1645,41 @@ def _check(
                     CHECKS["depthwise-channels"],
                     {"gradOutput": grad_output, "input": input, "transposed": transposed, "groups": groups},
                 )
+        # depthwise-channels-910 (161002): For a depthwise convolution (input-side C equals groups) the output-side
+        # C must be >= groups and divisible by groups.
+        # Note: As depthwise-channels; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even
+        #   when input is empty (they have no skip).
+        check = "depthwise-channels-910"
+        if (
+            product in ("310b", "310p", "910")
+            and grad_output is not None
+            and input is not None
+            and ((grad_output.shape[1] if transposed else input.shape[1]) == groups)
+        ):
+            if (
+                grad_output is not None
+                and input is not None
+                and not (
+                    (input.shape[1] if transposed else grad_output.shape[1]) >= groups
+                    and (input.shape[1] if transposed else grad_output.shape[1]) % groups == 0
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["depthwise-channels-910"],
+                    {"gradOutput": grad_output, "input": input, "transposed": transposed, "groups": groups},
+                )
         # spatial-3d (161002): The shapes of gradOutput, input and weight violate the constraints (the convolution's
         # input/output shape relation does not hold).
         # Note: Checked only in 3-D: per D, H, W, in + 2p - ((k-1)d+1) >= 0 and the gradOutput size equals that
         #   value / s + 1. For a transposed convolution input and gradOutput swap roles (same reading as step 9;
         #   it agrees with the transposed output formula when outputPadding < stride).
         check = "spatial-3d"
-        if input is not None and weight is not None and (not input.empty and not weight.empty and input.rank == 5):
+        if (
+            product in ("950", "910_93", "910b")
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty and input.rank == 5)
+        ):
             if (
                 grad_output is not None
                 and input is not None
@@ -1291,6 +1717,49 @@ def _check(
                         "transposed": transposed,
                     },
                 )
+        # spatial-3d-910 (161002): The shapes of gradOutput, input and weight violate the constraints (the
+        # convolution's input/output shape relation does not hold).
+        # Note: As spatial-3d; on the Atlas 200I/500 A2, Inference and Training Series the code runs it even when
+        #   input is empty (they have no skip).
+        check = "spatial-3d-910"
+        if product in ("310b", "310p", "910") and input is not None and (input.rank == 5):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and stride is not None
+                and padding is not None
+                and dilation is not None
+                and not (
+                    all(
+                        (grad_output.shape[i + 2] if transposed else input.shape[i + 2])
+                        + 2 * padding[i]
+                        - ((weight.shape[i + 2] - 1) * dilation[i] + 1)
+                        >= 0
+                        and rt.conv_out(
+                            grad_output.shape[i + 2] if transposed else input.shape[i + 2],
+                            weight.shape[i + 2],
+                            stride[i],
+                            padding[i],
+                            dilation[i],
+                        )
+                        == (input.shape[i + 2] if transposed else grad_output.shape[i + 2])
+                        for i in range(3)
+                    )
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["spatial-3d-910"],
+                    {
+                        "gradOutput": grad_output,
+                        "input": input,
+                        "weight": weight,
+                        "stride": stride,
+                        "padding": padding,
+                        "dilation": dilation,
+                        "transposed": transposed,
+                    },
+                )
         # spatial-1d-2d-doc (161002): The shapes of gradOutput, input and weight violate the constraints (the
         # convolution's input/output shape relation does not hold).
         # Note: The doc requires the convolution shape relation; for 1-D and 2-D the first-phase code does not
@@ -1312,6 +1781,10 @@ def _check(
                     raise rt.fail(CHECKS["empty-bias-sizes-not-null"], {name: arg})
         # empty-bias-sizes-value (161002): biasSizes violates the constraints (one value: [weight.shape[0]] for an
         # ordinary convolution, [weight.shape[1] * groups] for a transposed one).
+        # Note: For an ordinary convolution the code compares biasSizes[0] with gradOutput's C dimension, not with
+        #   weight.shape[0] as the doc says; the empty-tensor path does not require gradOutput's C to equal
+        #   weight.shape[0], so the two can differ. For a transposed convolution it matches the doc
+        #   (weight.shape[1] * groups).
         check = "empty-bias-sizes-value"
         if (
             input is not None
@@ -1320,16 +1793,23 @@ def _check(
             and ((input.empty or weight.empty) and output_mask[2])
         ):
             if (
-                weight is not None
+                grad_output is not None
+                and weight is not None
                 and bias_sizes is not None
                 and not (
                     len(bias_sizes) == 1
-                    and bias_sizes[0] == (weight.shape[1] * groups if transposed else weight.shape[0])
+                    and bias_sizes[0] == (weight.shape[1] * groups if transposed else grad_output.shape[1])
                 )
             ):
                 raise rt.fail(
                     CHECKS["empty-bias-sizes-value"],
-                    {"weight": weight, "biasSizes": bias_sizes, "transposed": transposed, "groups": groups},
+                    {
+                        "gradOutput": grad_output,
+                        "weight": weight,
+                        "biasSizes": bias_sizes,
+                        "transposed": transposed,
+                        "groups": groups,
+                    },
                 )
         # bias-sizes-doc (161002): biasSizes violates the constraints (one value: [weight.shape[0]] for an ordinary
         # convolution, [weight.shape[1] * groups] for a transposed one).
@@ -1349,6 +1829,8 @@ def _check(
                 raise rt.fail(CHECKS["empty-input-n-or-c"], {"input": input})
         # empty-param-lengths (161002): stride, padding, dilation and outputPadding must have input rank - 2 values
         # (padding may have 4 in 2-D).
+        # Note: In 2-D the code accepts 4 values for both padding and outputPadding (the doc says so for padding
+        #   only).
         check = "empty-param-lengths"
         if (
             product in ("950", "910_93", "910b")
@@ -1365,8 +1847,8 @@ def _check(
                 and not (
                     len(stride) == input.rank - 2
                     and len(dilation) == input.rank - 2
-                    and len(output_padding) == input.rank - 2
                     and (len(padding) == input.rank - 2 or input.rank == 4 and len(padding) == 4)
+                    and (len(output_padding) == input.rank - 2 or input.rank == 4 and len(output_padding) == 4)
                 )
             ):
                 raise rt.fail(
@@ -1392,15 +1874,33 @@ def _check(
                 raise rt.fail(CHECKS["empty-weight-groups"], {"weight": weight, "groups": groups})
         # empty-channels-groups (161002): groups * weight's C dimension does not equal input's C dimension (input C
         # = 0 requires weight C = 0).
+        # Note: For a transposed convolution the code compares gradOutput's C dimension (the same role swap as step
+        #   9) and skips the whole rule when input's N is 0; the doc only states the non-transposed form. The
+        #   code's form ("unless C and weight's C are both 0, weight's C is non-zero and C divided by it equals
+        #   groups") is equivalent to this equation since groups >= 1.
         check = "empty-channels-groups"
         if (
             product in ("950", "910_93", "910b")
             and input is not None
             and weight is not None
-            and ((input.empty or weight.empty) and not transposed)
+            and ((input.empty or weight.empty) and not (transposed and input.shape[0] == 0))
         ):
-            if input is not None and weight is not None and not (input.shape[1] == groups * weight.shape[1]):
-                raise rt.fail(CHECKS["empty-channels-groups"], {"input": input, "weight": weight, "groups": groups})
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not ((grad_output.shape[1] if transposed else input.shape[1]) == groups * weight.shape[1])
+            ):
+                raise rt.fail(
+                    CHECKS["empty-channels-groups"],
+                    {
+                        "gradOutput": grad_output,
+                        "input": input,
+                        "weight": weight,
+                        "transposed": transposed,
+                        "groups": groups,
+                    },
+                )
         # empty-transposed-weight (161002): When transposed is true, weight's N axis must be greater than 0 and
         # equal input's C axis.
         check = "empty-transposed-weight"
@@ -1418,7 +1918,9 @@ def _check(
                 raise rt.fail(CHECKS["empty-transposed-weight"], {"input": input, "weight": weight})
         # empty-formula-one (161002): When transposed is false, every spatial dimension must satisfy formula one:
         # input_dim + 2 * pad_dim >= (weight_dim - 1) * dilation_dim + 1.
-        # Note: With 4-value 2-D padding, the sum of both sides replaces 2 * pad.
+        # Note: The code always takes padding[i] * 2 for spatial dimension i, also with 4-value 2-D padding ([top,
+        #   bottom, left, right]): H uses top * 2 and W uses bottom * 2, not the sum of the two sides of that
+        #   dimension.
         check = "empty-formula-one"
         if (
             product in ("950", "910_93", "910b")
@@ -1433,10 +1935,8 @@ def _check(
                 and dilation is not None
                 and not (
                     all(
-                        input.shape[i + 2]
-                        + (padding[2 * i] + padding[2 * i + 1] if len(padding) == 4 else 2 * padding[i])
-                        >= (weight.shape[i + 2] - 1) * dilation[i] + 1
-                        for i in range(min(input.rank, weight.rank) - 2)
+                        input.shape[i + 2] + 2 * padding[i] >= (weight.shape[i + 2] - 1) * dilation[i] + 1
+                        for i in range(input.rank - 2)
                     )
                 )
             ):
@@ -1446,18 +1946,93 @@ def _check(
                 )
         # conv3d-unsupported (161002): The processor does not support this convolution backward (the Atlas Inference
         # and Training Series support only 1-D and 2-D convolution backward, not 3-D).
-        # Note: The entry function also has a determinism check (deterministic mode with groups > 1 for a 3-D weight
-        #   gradient returns 161002 on products other than Atlas A2/A3/950); it is reachable only for 3-D on
-        #   these products and yields the same 161002.
+        # Note: The code decides by architecture: every product that is neither DAV_2201 (A2/A3) nor 950 rejects 3-D
+        #   (the Atlas 200I/500 A2 Inference Product, which the doc marks unsupported, included). The entry
+        #   function also has a determinism check (in deterministic mode a 3-D weight gradient with groups > 1
+        #   returns 161002 on these products); it depends on the runtime's determinism setting and is not
+        #   modelled; it applies to 3-D calls with an empty input too, while this check only applies to non-
+        #   empty ones.
         check = "conv3d-unsupported"
         if (
-            product in ("310p", "910")
+            product in ("310b", "310p", "910")
             and input is not None
             and weight is not None
             and (not input.empty and not weight.empty)
         ):
             if input is not None and not (input.rank != 5):
                 raise rt.fail(CHECKS["conv3d-unsupported"], {"input": input})
+        # conv3d-dw-groups-fp16-math (161002): For a 3-D convolution with groups > 1 whose gradWeight (FLOAT) is
+        # computed, cubeMathType must not be 2 (USE_FP16).
+        # Note: Not in the doc. The code (CheckSupportedForConv3dBackpropFilter) runs on every product except 950;
+        #   310b, 310p and 910 were already rejected by conv3d-unsupported, so it applies on Atlas A2/A3 only. A
+        #   2-D convolution that Atlas A2/A3 computes as 3-D (by a shape white list or in deterministic mode)
+        #   runs it too and then returns 561103; the white lists and the determinism setting are not modelled.
+        check = "conv3d-dw-groups-fp16-math"
+        if (
+            product in ("910_93", "910b")
+            and input is not None
+            and weight is not None
+            and output_mask is not None
+            and grad_weight is not None
+            and (
+                not input.empty
+                and not weight.empty
+                and input.rank == 5
+                and output_mask[1]
+                and groups != 1
+                and grad_weight.dtype == "FLOAT"
+            )
+        ):
+            if not (cube_math_type != 2):
+                raise rt.fail(CHECKS["conv3d-dw-groups-fp16-math"], {"cubeMathType": cube_math_type})
+        # conv3d-dw-groups-half (161002): For a 3-D convolution with groups > 1 whose gradWeight (FLOAT) is
+        # computed, the promoted dtype of gradOutput, input and weight must not be FLOAT16 or BFLOAT16.
+        # Note: Not in the doc; the same code as conv3d-dw-groups-fp16-math, checked right after it (promotion table
+        #   A, gradOutput with input first, then with weight).
+        check = "conv3d-dw-groups-half"
+        if (
+            product in ("910_93", "910b")
+            and input is not None
+            and weight is not None
+            and output_mask is not None
+            and grad_weight is not None
+            and (
+                not input.empty
+                and not weight.empty
+                and input.rank == 5
+                and output_mask[1]
+                and groups != 1
+                and grad_weight.dtype == "FLOAT"
+            )
+        ):
+            if (
+                grad_output is not None
+                and input is not None
+                and weight is not None
+                and not (
+                    rt.promote(rt.promote(grad_output.dtype, input.dtype), weight.dtype) not in ("FLOAT16", "BFLOAT16")
+                )
+            ):
+                raise rt.fail(
+                    CHECKS["conv3d-dw-groups-half"], {"gradOutput": grad_output, "input": input, "weight": weight}
+                )
+        # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
+        # product support list).
+        # Note: The op_api code has no product check: the Atlas 200I/500 A2 Inference Product (DAV_3002, whose cube
+        #   supports FP32) gets the FLOAT, FLOAT16, BFLOAT16 list and takes the same non-950, non-A2/A3 branches
+        #   as the Inference and Training Series (no shape-check skip; 3-D rejected by conv3d-unsupported). For
+        #   1-D and 2-D the failure comes when the kernels are added: an l0 call returns a null tensor and the
+        #   op_api returns ACLNN_ERR_INNER_NULLPTR (561103); whether that product has the kernels is unverified.
+        #   Empty tensors return success before any kernel is added.
+        check = "product-supported"
+        if (
+            grad_output is not None
+            and input is not None
+            and weight is not None
+            and (not input.empty and not weight.empty and not grad_output.empty)
+        ):
+            if product not in PRODUCTS:
+                raise rt.fail(CHECKS["product-supported"], {"product": product})
         # inner-range-a2-a3 (561103): Internal validation error, usually because an input or attribute is outside
         # the supported range.
         # Note: The doc attributes out-of-range specifications to 561103. Atlas A2/A3 ranges with transposed=false
@@ -1503,14 +2078,14 @@ def validate(
     Parameters:
         gradOutput (const aclTensor*): Gradient of the loss L with respect to the forward output y
             (∂L/∂y in the formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93,
-            910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank
-            3-5.
+            910b, 310b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND.
+            Rank 3-5.
         input (const aclTensor*): The forward input tensor (x in the formula). Dtypes: 950: FLOAT,
-            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910:
-            FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT, FLOAT16, BFLOAT16; 310p,
+            910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
         weight (const aclTensor*): The convolution kernel weight (w in the formula). Dtypes: 950: FLOAT,
-            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910:
-            FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT, FLOAT16, BFLOAT16; 310p,
+            910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
         biasSizes (const aclIntArray*): The shape of the bias of the forward convolution. May be None.
         stride (const aclIntArray*): The stride of the kernel over the input.
         padding (const aclIntArray*): The padding applied to the input.
@@ -1524,14 +2099,15 @@ def validate(
             gradients are computed; only the gradients whose mask entry is true are produced.
         cubeMathType (int8_t): Selects the computation mode of the Cube unit.
         gradInput (aclTensor*): Gradient of the loss with respect to the input x (∂L/∂x in the formula).
-            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16,
-            BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5. Optional.
-        gradWeight (aclTensor*): Gradient of the loss with respect to the weight w (∂L/∂w in the
-            formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT,
+            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT,
             FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5. Optional.
+        gradWeight (aclTensor*): Gradient of the loss with respect to the weight w (∂L/∂w in the
+            formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b:
+            FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+            Optional.
         gradBias (aclTensor*): Gradient of the loss with respect to the bias b (∂L/∂b in the formula).
-            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16,
-            BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 1-1. Optional.
+            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT,
+            FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 1-1. Optional.
     """
     _check(
         *_normalize(
@@ -1585,14 +2161,14 @@ def convolution_backward(
     Parameters:
         gradOutput (const aclTensor*): Gradient of the loss L with respect to the forward output y
             (∂L/∂y in the formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93,
-            910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank
-            3-5.
+            910b, 310b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND.
+            Rank 3-5.
         input (const aclTensor*): The forward input tensor (x in the formula). Dtypes: 950: FLOAT,
-            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910:
-            FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT, FLOAT16, BFLOAT16; 310p,
+            910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
         weight (const aclTensor*): The convolution kernel weight (w in the formula). Dtypes: 950: FLOAT,
-            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910:
-            FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+            FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT, FLOAT16, BFLOAT16; 310p,
+            910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
         biasSizes (const aclIntArray*): The shape of the bias of the forward convolution. May be None.
         stride (const aclIntArray*): The stride of the kernel over the input.
         padding (const aclIntArray*): The padding applied to the input.
@@ -1606,14 +2182,15 @@ def convolution_backward(
             gradients are computed; only the gradients whose mask entry is true are produced.
         cubeMathType (int8_t): Selects the computation mode of the Cube unit.
         gradInput (aclTensor*): Gradient of the loss with respect to the input x (∂L/∂x in the formula).
-            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16,
-            BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5. Optional.
-        gradWeight (aclTensor*): Gradient of the loss with respect to the weight w (∂L/∂w in the
-            formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT,
+            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT,
             FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5. Optional.
+        gradWeight (aclTensor*): Gradient of the loss with respect to the weight w (∂L/∂w in the
+            formula). Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b:
+            FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: NCL, NCHW, NCDHW, ND. Rank 3-5.
+            Optional.
         gradBias (aclTensor*): Gradient of the loss with respect to the bias b (∂L/∂b in the formula).
-            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b: FLOAT, FLOAT16,
-            BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 1-1. Optional.
+            Dtypes: 950: FLOAT, FLOAT16, BFLOAT16, HIFLOAT8, FLOAT8_E4M3FN; 910_93, 910b, 310b: FLOAT,
+            FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 1-1. Optional.
 
     Raises AclnnError (checks in CANN's order):
         161001 ACLNN_ERR_PARAM_NULLPTR: gradOutput, input, weight, stride, padding, dilation,
@@ -1623,20 +2200,23 @@ def convolution_backward(
         161001 ACLNN_ERR_PARAM_NULLPTR: gradWeight is a null pointer while outputMask[1] requests it.
         161001 ACLNN_ERR_PARAM_NULLPTR: gradBias is a null pointer while outputMask[2] requests it.
         161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, input or weight is not supported.
-        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradInput is not supported.
-        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradWeight is not supported.
-        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradBias is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradOutput, input or weight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradInput is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: gradInput's dtype differs from input's.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradWeight is not supported.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradWeight is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: gradWeight's dtype differs from weight's.
+        161002 ACLNN_ERR_PARAM_INVALID: The dtype of gradBias is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: gradBias's dtype differs from gradOutput's.
         161002 ACLNN_ERR_PARAM_INVALID: HIFLOAT8 and FLOAT8_E4M3FN are only supported when transposed is
             true and outputMask[0] is true.
-        161002 ACLNN_ERR_PARAM_INVALID: When any of gradOutput, input and weight has an 8-bit dtype, all
-            three must have that dtype.
+        161002 ACLNN_ERR_PARAM_INVALID: When any of gradOutput, input, weight and gradInput has an 8-bit
+            dtype, all four must have that dtype.
         161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, gradWeight must be FLOAT.
-        161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, groups must be 1.
+        161002 ACLNN_ERR_PARAM_INVALID: When gradWeight is computed, gradOutput, input, weight and
+            gradWeight must not be FLOAT8_E4M3FN.
         161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, every outputPadding value must be 0.
+        161002 ACLNN_ERR_PARAM_INVALID: With 8-bit inputs, groups must be 1.
         161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, input or weight is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, input or weight is not supported.
         161002 ACLNN_ERR_PARAM_INVALID: The format of gradOutput, input or weight is not supported.
@@ -1659,26 +2239,47 @@ def convolution_backward(
             BFLOAT16 input; cubeMathType 1 returns an error.
         161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
             constraints.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
+            constraints.
         161002 ACLNN_ERR_PARAM_INVALID: With transposed=false every gradOutput dimension must be >= 1;
             N, C, D, H, W may be 0 only when input is empty.
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput and weight must not be empty.
         161002 ACLNN_ERR_PARAM_INVALID: gradInput's shape differs from input's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradInput's shape differs from input's.
         161002 ACLNN_ERR_PARAM_INVALID: gradWeight's shape differs from weight's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradWeight's shape differs from weight's.
+        161002 ACLNN_ERR_PARAM_INVALID: gradBias must be 1-D with length gradOutput's C dimension.
         161002 ACLNN_ERR_PARAM_INVALID: gradBias must be 1-D with length gradOutput's C dimension.
         161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
             outputPadding violates the constraints (stride: weight rank - 2 values).
         161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
-            outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).
+            outputPadding violates the constraints (stride: weight rank - 2 values).
         161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
             outputPadding violates the constraints (dilation: weight rank - 2 values).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (dilation: weight rank - 2 values).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (padding: weight rank - 2 values, or 4 in 2-D).
+        161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
+            outputPadding violates the constraints (outputPadding: weight rank - 2 values).
         161002 ACLNN_ERR_PARAM_INVALID: The length of biasSizes, stride, padding, dilation or
             outputPadding violates the constraints (outputPadding: weight rank - 2 values).
         161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
             constraints (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
+            constraints (weight.shape[0] must equal gradOutput's C, or input's C when transposed).
+        161002 ACLNN_ERR_PARAM_INVALID: groups * weight's C dimension does not equal input's C
+            dimension.
         161002 ACLNN_ERR_PARAM_INVALID: groups * weight's C dimension does not equal input's C
             dimension.
         161002 ACLNN_ERR_PARAM_INVALID: For a depthwise convolution (input-side C equals groups) the
             output-side C must be >= groups and divisible by groups.
+        161002 ACLNN_ERR_PARAM_INVALID: For a depthwise convolution (input-side C equals groups) the
+            output-side C must be >= groups and divisible by groups.
+        161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
+            constraints (the convolution's input/output shape relation does not hold).
         161002 ACLNN_ERR_PARAM_INVALID: The shapes of gradOutput, input and weight violate the
             constraints (the convolution's input/output shape relation does not hold).
         161002 ACLNN_ERR_PARAM_INVALID: In the empty-tensor case, biasSizes must not be null when
@@ -1699,6 +2300,12 @@ def convolution_backward(
             formula one: input_dim + 2 * pad_dim >= (weight_dim - 1) * dilation_dim + 1.
         161002 ACLNN_ERR_PARAM_INVALID: The processor does not support this convolution backward (the
             Atlas Inference and Training Series support only 1-D and 2-D convolution backward, not 3-D).
+        161002 ACLNN_ERR_PARAM_INVALID: For a 3-D convolution with groups > 1 whose gradWeight (FLOAT)
+            is computed, cubeMathType must not be 2 (USE_FP16).
+        161002 ACLNN_ERR_PARAM_INVALID: For a 3-D convolution with groups > 1 whose gradWeight (FLOAT)
+            is computed, the promoted dtype of gradOutput, input and weight must not be FLOAT16 or BFLOAT16.
+        561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
+            supported" in the product support list).
     """
     args = _normalize(
         product,

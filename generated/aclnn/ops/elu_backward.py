@@ -18,14 +18,6 @@ PRODUCTS = ("950", "910_93", "910b", "310p", "910")
 MISSING = rt.MISSING
 
 CHECKS = {
-    "product-supported": rt.CheckInfo(
-        OP,
-        "product-supported",
-        161002,
-        "ACLNN_ERR_PARAM_INVALID",
-        "The operator is not supported on this product.",
-        "product in [950, 910_93, 910b, 310p, 910]",
-    ),
     "null-pointers": rt.CheckInfo(
         OP,
         "null-pointers",
@@ -88,7 +80,15 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "isResult is true and alpha is less than 0.",
-        "not (isResult and alpha.value < 0)",
+        "not (isResult and alpha.value < 0), when not -7.006492321624085e-46 <= alpha.value < 0",
+    ),
+    "product-supported": rt.CheckInfo(
+        OP,
+        "product-supported",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
+        'The interface is not supported on this product (marked "not supported" in the product support list).',
+        "product in [950, 910_93, 910b, 310p, 910], when not gradOutput.empty",
     ),
 }
 
@@ -98,6 +98,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -105,6 +106,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -112,6 +114,7 @@ DTYPES = {
         "950": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910_93": ("FLOAT", "FLOAT16", "BFLOAT16"),
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
+        "310b": ("FLOAT", "FLOAT16"),
         "310p": ("FLOAT", "FLOAT16"),
         "910": ("FLOAT", "FLOAT16"),
     },
@@ -164,10 +167,6 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
         ):
             if arg is None:
                 raise rt.fail(CHECKS["null-pointers"], {name: arg})
-        # product-supported (161002): the operator is not supported on this product (not in the spec's
-        # checks: it runs after the null-pointer checks).
-        if product not in PRODUCTS:
-            raise rt.fail(CHECKS["product-supported"], {"product": product})
         # dtype-same (161002): The dtypes of gradOutput and selfOrResult differ.
         # Note: CANN checks dtype equality before the support list; the doc lists the two the other way round.
         check = "dtype-same"
@@ -202,10 +201,26 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
             if arg is not None and not 0 <= arg.rank <= 8:
                 raise rt.fail(CHECKS["max-rank"], {name: arg})
         # alpha-non-negative (161002): isResult is true and alpha is less than 0.
-        # Note: The code tests isResult && alpha.ToFloat() < 0, so a NaN alpha is accepted.
+        # Note: The code tests isResult && alpha.ToFloat() < 0: alpha is first rounded to FLOAT (float32, round half
+        #   to even) and then compared with 0, so a NaN alpha is accepted, and so is a negative alpha of
+        #   magnitude at most 2^-150 (about 7.0e-46), which rounds to -0.0; the when condition (no check for
+        #   -2^-150 <= alpha < 0) is that rounding.
         check = "alpha-non-negative"
-        if alpha is not None and not (not (is_result and alpha.value < 0)):
-            raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
+        if alpha is not None and (not -7.006492321624085e-46 <= alpha.value < 0):
+            if alpha is not None and not (not (is_result and alpha.value < 0)):
+                raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
+        # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
+        # product support list).
+        # Note: The op_api code has no product check: the Atlas 200I/500 A2 Inference Product (DAV_3002) is neither
+        #   DAV_2201 nor 950, gets the FLOAT, FLOAT16 list and passes every parameter check. If that product has
+        #   no EluGradV2 kernel, the failure comes when the kernel is added to the executor: the l0 call returns
+        #   a null tensor and the op_api turns it into ACLNN_ERR_INNER_NULLPTR (561103); whether the kernel
+        #   exists is not verified. An empty gradOutput returns success before any kernel is added, so the check
+        #   applies to non-empty inputs only.
+        check = "product-supported"
+        if grad_output is not None and (not grad_output.empty):
+            if product not in PRODUCTS:
+                raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
@@ -227,18 +242,18 @@ def validate(
 
     Parameters:
         gradOutput (const aclTensor*): Gradient of the ELU forward output (gradOutput in the formula).
-            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND.
-            Rank 0-8.
+            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310b, 310p, 910: FLOAT, FLOAT16. Formats:
+            ND. Rank 0-8.
         alpha (const aclScalar*): The ELU activation coefficient (α in the formula).
         scale (const aclScalar*): The ELU scale (scale in the formula).
         inputScale (const aclScalar*): The ELU input scale (inputScale in the formula).
         isResult (bool): Whether selfOrResult is the forward output (true) or the forward input (false).
         selfOrResult (const aclTensor*): The forward output when isResult is true, the forward input
-            when it is false (x in the formula). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p,
-            910: FLOAT, FLOAT16. Formats: ND. Rank 0-8.
+            when it is false (x in the formula). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310b,
+            310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 0-8.
         gradInput (aclTensor*): Gradient with respect to the forward input (gradInput in the formula).
-            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND.
-            Rank 0-8. Optional.
+            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310b, 310p, 910: FLOAT, FLOAT16. Formats:
+            ND. Rank 0-8. Optional.
     """
     _check(*_normalize(product, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input))
 
@@ -264,18 +279,18 @@ def elu_backward(
 
     Parameters:
         gradOutput (const aclTensor*): Gradient of the ELU forward output (gradOutput in the formula).
-            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND.
-            Rank 0-8.
+            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310b, 310p, 910: FLOAT, FLOAT16. Formats:
+            ND. Rank 0-8.
         alpha (const aclScalar*): The ELU activation coefficient (α in the formula).
         scale (const aclScalar*): The ELU scale (scale in the formula).
         inputScale (const aclScalar*): The ELU input scale (inputScale in the formula).
         isResult (bool): Whether selfOrResult is the forward output (true) or the forward input (false).
         selfOrResult (const aclTensor*): The forward output when isResult is true, the forward input
-            when it is false (x in the formula). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p,
-            910: FLOAT, FLOAT16. Formats: ND. Rank 0-8.
+            when it is false (x in the formula). Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310b,
+            310p, 910: FLOAT, FLOAT16. Formats: ND. Rank 0-8.
         gradInput (aclTensor*): Gradient with respect to the forward input (gradInput in the formula).
-            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310p, 910: FLOAT, FLOAT16. Formats: ND.
-            Rank 0-8. Optional.
+            Dtypes: 950, 910_93, 910b: FLOAT, FLOAT16, BFLOAT16; 310b, 310p, 910: FLOAT, FLOAT16. Formats:
+            ND. Rank 0-8. Optional.
 
     Raises AclnnError (checks in CANN's order):
         161001 ACLNN_ERR_PARAM_NULLPTR: gradOutput, alpha, scale, inputScale, selfOrResult or gradInput
@@ -289,6 +304,8 @@ def elu_backward(
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput, selfOrResult or gradInput has more than 8
             dimensions.
         161002 ACLNN_ERR_PARAM_INVALID: isResult is true and alpha is less than 0.
+        561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
+            supported" in the product support list).
     """
     args = _normalize(
         product,

@@ -201,7 +201,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "The computed pooled height Hout or width Wout is less than or equal to 0.",
-        "pool_out(self.shape[-2], expand(kernelSize, 2)[0], expand(or_default(stride, kernelSize), 2)[0], expand(padding, 2)[0], expand(dilation, 2)[0], ceilMode) > 0 and pool_out(self.shape[-1], expand(kernelSize, 2)[1], expand(or_default(stride, kernelSize), 2)[1], expand(padding, 2)[1], expand(dilation, 2)[1], ceilMode) > 0",
+        "pool_out(self.shape[-3 if self.format == NHWC else -2], expand(kernelSize, 2)[0], expand(or_default(stride, kernelSize), 2)[0], expand(padding, 2)[0], expand(dilation, 2)[0], ceilMode) > 0 and pool_out(self.shape[-2 if self.format == NHWC else -1], expand(kernelSize, 2)[1], expand(or_default(stride, kernelSize), 2)[1], expand(padding, 2)[1], expand(dilation, 2)[1], ceilMode) > 0",
     ),
     "grad-output-shape": rt.CheckInfo(
         OP,
@@ -209,7 +209,7 @@ CHECKS = {
         161002,
         "ACLNN_ERR_PARAM_INVALID",
         "gradOutput's shape differs from the forward output shape ([N, C, Hout, Wout] or [C, Hout, Wout]).",
-        "gradOutput.shape == self.shape[:-2] + [pool_out(self.shape[-2], expand(kernelSize, 2)[0], expand(or_default(stride, kernelSize), 2)[0], expand(padding, 2)[0], expand(dilation, 2)[0], ceilMode), pool_out(self.shape[-1], expand(kernelSize, 2)[1], expand(or_default(stride, kernelSize), 2)[1], expand(padding, 2)[1], expand(dilation, 2)[1], ceilMode)]",
+        "gradOutput.shape == (self.shape[:-3] + [pool_out(self.shape[-3], expand(kernelSize, 2)[0], expand(or_default(stride, kernelSize), 2)[0], expand(padding, 2)[0], expand(dilation, 2)[0], ceilMode), pool_out(self.shape[-2], expand(kernelSize, 2)[1], expand(or_default(stride, kernelSize), 2)[1], expand(padding, 2)[1], expand(dilation, 2)[1], ceilMode)] + self.shape[-1:] if self.format == NHWC else self.shape[:-2] + [pool_out(self.shape[-2], expand(kernelSize, 2)[0], expand(or_default(stride, kernelSize), 2)[0], expand(padding, 2)[0], expand(dilation, 2)[0], ceilMode), pool_out(self.shape[-1], expand(kernelSize, 2)[1], expand(or_default(stride, kernelSize), 2)[1], expand(padding, 2)[1], expand(dilation, 2)[1], ceilMode)])",
     ),
     "grad-output-indices-shape": rt.CheckInfo(
         OP,
@@ -452,7 +452,8 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
                 CHECKS["padding-dilated-kernel"], {"kernelSize": kernel_size, "padding": padding, "dilation": dilation}
             )
         # output-size-positive (161002): The computed pooled height Hout or width Wout is less than or equal to 0.
-        # Note: Not in the doc.
+        # Note: Not in the doc. Where H and W are depends on self's storage format: with NHWC (which the format
+        #   checks allow) they are the 3rd- and 2nd-last dims, otherwise the last two.
         check = "output-size-positive"
         if (
             self is not None
@@ -462,7 +463,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             and dilation is not None
             and not (
                 rt.pool_out(
-                    self.shape[-2],
+                    self.shape[-3 if self.format == "NHWC" else -2],
                     rt.expand(kernel_size, 2)[0],
                     rt.expand(rt.or_default(stride, kernel_size), 2)[0],
                     rt.expand(padding, 2)[0],
@@ -471,7 +472,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
                 )
                 > 0
                 and rt.pool_out(
-                    self.shape[-1],
+                    self.shape[-2 if self.format == "NHWC" else -1],
                     rt.expand(kernel_size, 2)[1],
                     rt.expand(rt.or_default(stride, kernel_size), 2)[1],
                     rt.expand(padding, 2)[1],
@@ -495,7 +496,9 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # grad-output-shape (161002): gradOutput's shape differs from the forward output shape ([N, C, Hout, Wout]
         # or [C, Hout, Wout]).
         # Note: Not in the error table; the parameter description says gradOutput "has the shape of the forward
-        #   output".
+        #   output". When self is NHWC (the format checks only require one shared, non-private format, so NHWC
+        #   passes), the code reads C from the last dim and expects [N, Hout, Wout, C] ([Hout, Wout, C] when
+        #   3-D); the doc describes NCHW only.
         check = "grad-output-shape"
         if (
             grad_output is not None
@@ -506,24 +509,47 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             and dilation is not None
             and not (
                 grad_output.shape
-                == self.shape[:-2]
-                + (
-                    rt.pool_out(
-                        self.shape[-2],
-                        rt.expand(kernel_size, 2)[0],
-                        rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                        rt.expand(padding, 2)[0],
-                        rt.expand(dilation, 2)[0],
-                        ceil_mode,
-                    ),
-                    rt.pool_out(
-                        self.shape[-1],
-                        rt.expand(kernel_size, 2)[1],
-                        rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                        rt.expand(padding, 2)[1],
-                        rt.expand(dilation, 2)[1],
-                        ceil_mode,
-                    ),
+                == (
+                    self.shape[:-3]
+                    + (
+                        rt.pool_out(
+                            self.shape[-3],
+                            rt.expand(kernel_size, 2)[0],
+                            rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                            rt.expand(padding, 2)[0],
+                            rt.expand(dilation, 2)[0],
+                            ceil_mode,
+                        ),
+                        rt.pool_out(
+                            self.shape[-2],
+                            rt.expand(kernel_size, 2)[1],
+                            rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                            rt.expand(padding, 2)[1],
+                            rt.expand(dilation, 2)[1],
+                            ceil_mode,
+                        ),
+                    )
+                    + self.shape[-1:]
+                    if self.format == "NHWC"
+                    else self.shape[:-2]
+                    + (
+                        rt.pool_out(
+                            self.shape[-2],
+                            rt.expand(kernel_size, 2)[0],
+                            rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                            rt.expand(padding, 2)[0],
+                            rt.expand(dilation, 2)[0],
+                            ceil_mode,
+                        ),
+                        rt.pool_out(
+                            self.shape[-1],
+                            rt.expand(kernel_size, 2)[1],
+                            rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                            rt.expand(padding, 2)[1],
+                            rt.expand(dilation, 2)[1],
+                            ceil_mode,
+                        ),
+                    )
                 )
             )
         ):

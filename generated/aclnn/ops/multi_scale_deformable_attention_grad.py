@@ -243,8 +243,8 @@ CHECKS = {
     "product-supported": rt.CheckInfo(
         OP,
         "product-supported",
-        561003,
-        "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+        561103,
+        "ACLNN_ERR_INNER_NULLPTR",
         'The interface is not supported on this product (marked "not supported" in the product support list).',
         "product in [950, 910_93, 910b], when not (value.empty or spatialShape.empty or levelStartIndex.empty or location.empty or attnWeight.empty or gradOutput.empty)",
     ),
@@ -639,14 +639,16 @@ def _check(
         for name, arg in (("gradAttnWeight", grad_attn_weight),):
             if attn_weight is not None and arg is not None and arg.shape != attn_weight.shape:
                 raise rt.fail(CHECKS["grad-attn-weight-shape"], {"attnWeight": attn_weight, name: arg})
-        # product-supported (561003): The interface is not supported on this product (marked "not supported" in the
+        # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
-        # Note: The op_api code has no product/arch check; kernels are built only for Atlas A2, Atlas A3 and Ascend
-        #   950, so on other products the failure is expected from the kernel lookup
-        #   (ACLNN_ERR_INNER_FIND_KERNEL_ERROR). This code is unverified. Empty inputs return success before any
-        #   kernel lookup, so the check applies to non-empty inputs only. Unreachable in the generated validator
-        #   for now, since its dtype tables cover the supported products only, so on an unsupported product
-        #   dtype-supported fails first (161002); this check's cases record the code's expected behaviour.
+        # Note: The op_api code has no product/arch check and its dtype lists do not depend on the product, so on an
+        #   unsupported product every parameter check runs as usual (a bad dtype, say, still returns 161002
+        #   first). Kernels are built only for Atlas A2, Atlas A3 and Ascend 950; elsewhere the l0 call fails to
+        #   add MultiScaleDeformableAttentionGrad to the executor and returns null tensors, and the op_api then
+        #   returns ACLNN_ERR_INNER_NULLPTR (561103) (whatever the kernel lookup's own error, e.g.
+        #   ACLNN_ERR_INNER_FIND_KERNEL_ERROR, is; it is not what the first phase returns). This code is read
+        #   from the op_api and is unverified on a device. Empty inputs return success before any kernel is
+        #   added, so the check applies to non-empty inputs only and is the last check.
         check = "product-supported"
         if (
             value is not None
@@ -803,8 +805,8 @@ def multi_scale_deformable_attention_grad(
         161002 ACLNN_ERR_PARAM_INVALID: gradValue's shape differs from value's.
         161002 ACLNN_ERR_PARAM_INVALID: gradLocation's shape differs from location's.
         161002 ACLNN_ERR_PARAM_INVALID: gradAttnWeight's shape differs from attnWeight's.
-        561003 ACLNN_ERR_INNER_FIND_KERNEL_ERROR: The interface is not supported on this product (marked
-            "not supported" in the product support list).
+        561103 ACLNN_ERR_INNER_NULLPTR: The interface is not supported on this product (marked "not
+            supported" in the product support list).
     """
     args = _normalize(
         product,

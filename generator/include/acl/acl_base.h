@@ -1,11 +1,11 @@
 /*
- * Minimal stand-in for CANN's <acl/acl_base.h>.
+ * CANN's <acl/acl_base.h> as the opgen host runtime implements it (generator/hostrt).
  *
- * It declares only the subset of CANN's public host API that aclnn-opgen's generated C++ samples use,
- * so that they can be compile-checked (g++/clang++ -fsyntax-only) on machines without a CANN install.
- * It contains declarations only, no definitions: nothing here can be linked or run.
- * When ASCEND_TOOLKIT_HOME is set, generator/csamples.py uses the real headers from
- * $ASCEND_TOOLKIT_HOME/include instead, and the same sample compiles unchanged against them.
+ * It declares the subset of CANN's public host API that aclnn-opgen's samples and its ctypes backend use,
+ * with CANN's names, enum values and signatures. The host runtime (libascendcl.so, libnnopbase.so,
+ * libopapi.so built by generator/hostrt) defines every function declared here, on CPU memory, so samples
+ * compile, link and run without an Ascend device. With ASCEND_TOOLKIT_HOME set, samples are built against
+ * the real headers and libraries in $ASCEND_TOOLKIT_HOME instead, unchanged.
  *
  * Names, enum values, typedefs and signatures are copied from the real headers (CANN ACL 1.17.0 as shipped
  * in the torch_npu 2.14.0 wheel, include/acl/acl_base_rt.h) and agree with cann-facts.md sections 3.1/3.2.
@@ -41,6 +41,7 @@ extern "C" {
 #endif
 
 typedef void *aclrtStream;
+typedef void *aclrtContext;
 typedef int aclError;
 typedef uint16_t aclFloat16;
 

@@ -1,11 +1,11 @@
 /*
- * Minimal stand-in for CANN's <acl/acl_rt.h>.
+ * CANN's <acl/acl_rt.h> as the opgen host runtime implements it (generator/hostrt).
  *
- * It declares only the subset of CANN's public host API that aclnn-opgen's generated C++ samples use,
- * so that they can be compile-checked (g++/clang++ -fsyntax-only) on machines without a CANN install.
- * It contains declarations only, no definitions: nothing here can be linked or run.
- * When ASCEND_TOOLKIT_HOME is set, generator/csamples.py uses the real headers from
- * $ASCEND_TOOLKIT_HOME/include instead, and the same sample compiles unchanged against them.
+ * It declares the subset of CANN's public host API that aclnn-opgen's samples and its ctypes backend use,
+ * with CANN's names, enum values and signatures. The host runtime (libascendcl.so, libnnopbase.so,
+ * libopapi.so built by generator/hostrt) defines every function declared here, on CPU memory, so samples
+ * compile, link and run without an Ascend device. With ASCEND_TOOLKIT_HOME set, samples are built against
+ * the real headers and libraries in $ASCEND_TOOLKIT_HOME instead, unchanged.
  *
  * Names, enum values and signatures are copied from the real acl/acl_rt.h (CANN ACL 1.17.0 as shipped in
  * the torch_npu 2.14.0 wheel) and agree with cann-facts.md section 4.2. As in the real header,
@@ -49,11 +49,29 @@ ACL_FUNC_VISIBILITY aclError aclFinalize();
 
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg();
 
+ACL_FUNC_VISIBILITY const char *aclrtGetSocName();
+
 ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+
+ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
 
 ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
 
 ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context);
+
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
+
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice();
 
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr,
                                          size_t size,

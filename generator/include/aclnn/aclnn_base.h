@@ -1,11 +1,11 @@
 /*
- * Minimal stand-in for CANN's <aclnn/aclnn_base.h>.
+ * CANN's <aclnn/aclnn_base.h> as the opgen host runtime implements it (generator/hostrt).
  *
- * It declares only the subset of CANN's public host API that aclnn-opgen's generated C++ samples use,
- * so that they can be compile-checked (g++/clang++ -fsyntax-only) on machines without a CANN install.
- * It contains declarations only, no definitions: nothing here can be linked or run.
- * When ASCEND_TOOLKIT_HOME is set, generator/csamples.py uses the real headers from
- * $ASCEND_TOOLKIT_HOME/include instead, and the same sample compiles unchanged against them.
+ * It declares the subset of CANN's public host API that aclnn-opgen's samples and its ctypes backend use,
+ * with CANN's names, enum values and signatures. The host runtime (libascendcl.so, libnnopbase.so,
+ * libopapi.so built by generator/hostrt) defines every function declared here, on CPU memory, so samples
+ * compile, link and run without an Ascend device. With ASCEND_TOOLKIT_HOME set, samples are built against
+ * the real headers and libraries in $ASCEND_TOOLKIT_HOME instead, unchanged.
  *
  * Generated aclnnop/aclnn_<op>.h headers include this file: it brings in the handle types
  * (aclnn/acl_meta.h), aclrtStream (acl/acl_base.h) and the aclnnStatus type.

@@ -1,0 +1,272 @@
+"""NumPy reference kernel for ``aclnnAvgPool2dBackward`` (golden: ``torch.ops.aten.avg_pool2d_backward``).
+
+Formula
+-------
+``self`` is ``(N, C, H, W)`` or ``(C, H, W)``; ``grad_output`` has the pooled shape ``(N, C, Ho, Wo)``
+(``Ho``/``Wo`` by the shared pooled-size rule with ``ceil_mode``).  Output ``(ho, wo)`` averaged the window
+rows ``[ho*sH - pH, ho*sH - pH + kH)`` x columns ``[wo*sW - pW, wo*sW - pW + kW)``; its gradient is spread
+evenly over the cells of that window that lie inside the input::
+
+    gradInput[h, w] = sum over windows holding (h, w) of gradOutput[ho, wo] / divisor(ho, wo)
+
+``divisor`` is ``divisor_override`` when non-zero; else, with ``count_include_pad``, the window size clipped
+to the padded input (``min(start + k, size + pad) - start`` per axis, PyTorch's rule, which only differs from
+``kH*kW`` for ceil-mode windows); else the number of real input cells in the window.
+
+Product paths (op_api ``aclnn_avgpool2d_backward.cpp``; ``product_aware``: the kernel takes ``product=``)
+----------------------------------------------------------------------------------------------------------
+* Global pooling (every product; ``divisor_override == 0``, kernel == ``(H, W)``, ``H, W >= 10``, a 1x1
+  ``grad_output``): the op divides ``grad_output`` by ``kH*kW`` and broadcasts it over the whole ``H x W``
+  plane -- even when a non-zero padding made the window miss some cells or contain padding (PyTorch
+  differs there; CANN's result is reproduced).
+* ``"950"``: otherwise AvgPoolV2Grad, which implements the formula above (PyTorch semantics).
+* ``"910b"``/``"910_93"``: the cube (transposed-convolution) path when ``|divisor_override| <= 255``,
+  ``kH, kW <= 255`` with ``kH*kW <= 255`` or both ``<= 20``, ``count_include_pad``, not ``ceil_mode``, the input
+  not a long strip (``W // H < 2`` and ``H // W < 2``) and ``C < 65536``; otherwise AvgPool3DGrad.  Both
+  compute the formula above (the cube conditions exclude the cases where they would differ).
+* ``"910"``/``"310p"``: always the cube path; ``|divisor_override| > 255`` is rejected (``ValueError``; the op
+  returns 161002).  With ``divisor_override`` or ``count_include_pad`` every window is divided by
+  ``divisor_override`` or by the full ``kH*kW`` -- also the ceil-mode windows that PyTorch clips (a
+  documented CANN deviation, reproduced); without both, by the number of real cells (as PyTorch).
+  ``cube_math_type == 3`` (USE_HF32) is not supported on these products: ``ValueError``.
+
+Precision (cube and global paths)
+---------------------------------
+The cube multiplies by a weight tensor held in the compute dtype: for float16 data (or ``cube_math_type``
+1/ALLOW_FP32_DOWN_PRECISION or 2/USE_FP16, which cast the gradient to float16 first -- the code does so for
+every product, whatever the doc says about HF32) the gradient, the weight ``1/divisor`` and the result are
+rounded to float16, the sums formed in float32.  The per-window ``1/count`` factor (no ``count_include_pad``)
+is applied before that cast, in float16 for float16 data and float32 otherwise.  HF32 (``cube_math_type`` 3
+on A2/A3/950) is not emulated: float32 arithmetic is used.  The direct paths compute ``gradOutput /
+divisor`` in float32 (PyTorch's rounding), accumulate in float32 and round once to the dtype of ``self``.
+
+Other readings
+--------------
+* ``stride`` may be empty or ``None`` (= ``kernel_size``; the op accepts a null stride).  ``padding`` needs 1 or
+  2 values with ``0 <= 2*padding <= kernel_size``.
+* The op does not check ``grad_output``'s spatial size against the pooled size; this kernel requires it
+  (``ValueError``), since any other size makes the result depend on a device path's internals.
+* Empty tensors: the op returns without writing ``gradInput``.  An empty ``self`` gives an empty result; an
+  empty ``grad_output`` with a non-empty ``self`` would leave it unwritten: ``ValueError``.
+
+Implementation: separable strided accumulation -- ``kW`` strided slice additions spread the scaled gradient
+along ``W`` into ``(P, Ho, W)``, then ``kH`` along ``H`` into ``(P, H, W)``; each tap is clipped to the outputs
+whose cell lies inside the input, so padding cells are never materialised.  The global path is one
+broadcast division.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import Cost, check_float, from_compute, normalize_pair, pool_out_size, to_compute
+
+__all__ = ["avg_pool2d_backward", "cost", "select_path"]
+
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+_A2 = {"910b", "910_93", "a2", "a3", "ascend910b", "ascend910_93"}
+_V1 = {"910", "310p", "ascend910", "ascend310p"}
+_REGBASE = {"950", "ascend950"}
+_DIVISOR_LIMIT = 255
+_CUBE_MATH_TYPES = (0, 1, 2, 3)
+
+
+def _attrs(kernel_size, stride, padding):
+    kernel = normalize_pair(kernel_size, "kernel_size")
+    stride_ = kernel if stride is None else normalize_pair(stride, "stride", default=kernel)
+    pad = normalize_pair(padding, "padding")
+    if any(k <= 0 for k in kernel):
+        raise ValueError(f"kernel_size values must be > 0, got {kernel}")
+    if any(s <= 0 for s in stride_):
+        raise ValueError(f"stride values must be > 0, got {stride_}")
+    if any(p < 0 or 2 * p > k for p, k in zip(pad, kernel, strict=True)):
+        raise ValueError(f"padding must satisfy 0 <= padding <= kernel_size / 2, got {pad} for {kernel}")
+    return kernel, stride_, pad
+
+
+def _is_global(h, w, ho, wo, kernel, divisor_override) -> bool:
+    return divisor_override == 0 and kernel == (h, w) and h >= 10 and w >= 10 and ho == 1 and wo == 1
+
+
+def select_path(product, self_shape, grad_shape, kernel, ceil_mode, count_include_pad, divisor_override) -> str:
+    """``"global"``, ``"cube"`` or ``"direct"``: the computation the op chooses on ``product``."""
+    key = str(product).strip().lower()
+    c, h, w = self_shape[-3:]
+    ho, wo = grad_shape[-2:]
+    if key not in _A2 | _V1 | _REGBASE:
+        raise ValueError(f"aclnnAvgPool2dBackward is not supported on product {product!r}")
+    if _is_global(h, w, ho, wo, tuple(kernel), divisor_override):
+        return "global"
+    if key in _REGBASE:
+        return "direct"
+    divisor_ok = -_DIVISOR_LIMIT <= divisor_override <= _DIVISOR_LIMIT
+    if key in _V1:
+        if not divisor_ok:
+            raise ValueError(f"divisor_override must lie in [-255, 255] on product {product!r}")
+        return "cube"
+    kh, kw = kernel
+    kernel_ok = kh <= 255 and kw <= 255 and (kh * kw <= 255 or (kh <= 20 and kw <= 20))
+    long_strip = h != 0 and w != 0 and (w // h >= 2 or h // w >= 2)
+    if divisor_ok and kernel_ok and count_include_pad and not ceil_mode and not long_strip and c < 65536:
+        return "cube"
+    return "direct"
+
+
+def _axis_divisor(size, out, k, s, p, include_pad: bool) -> np.ndarray:
+    """Per-output window length along one axis (PyTorch's clipping), as int64."""
+    start = np.arange(out, dtype=np.int64) * s - p
+    end = np.minimum(start + k, size + p)
+    if include_pad:
+        return end - start
+    return np.minimum(end, size) - np.maximum(start, 0)
+
+
+def _tap_range(out: int, stride: int, pad: int, tap: int, size: int) -> tuple[int, int]:
+    """Outputs ``[lo, hi)`` whose cell ``o*stride - pad + tap`` lies inside ``[0, size)``."""
+    lo = max(0, -(-(pad - tap) // stride))
+    hi = min(out, (size - 1 + pad - tap) // stride + 1)
+    return lo, max(lo, hi)
+
+
+def _spread(scaled: np.ndarray, shape, kernel, stride, pad, ho, wo) -> np.ndarray:
+    """Sum ``scaled`` (P, Ho, Wo) over the in-input cells of every window -> float32 (P, H, W)."""
+    planes = scaled.shape[0]
+    h, w = shape
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, pad
+    cols = np.zeros((planes, ho, w), dtype=np.float32)
+    for j in range(kw):
+        lo, hi = _tap_range(wo, sw, pw, j, w)
+        if lo < hi:
+            first = lo * sw - pw + j
+            cols[:, :, first : first + (hi - lo - 1) * sw + 1 : sw] += scaled[:, :, lo:hi]
+    out = np.zeros((planes, h, w), dtype=np.float32)
+    for i in range(kh):
+        lo, hi = _tap_range(ho, sh, ph, i, h)
+        if lo < hi:
+            first = lo * sh - ph + i
+            out[:, first : first + (hi - lo - 1) * sh + 1 : sh, :] += cols[:, lo:hi, :]
+    return out
+
+
+def avg_pool2d_backward(
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    cube_math_type,
+    *,
+    product="910b",
+):
+    """Spread ``grad_output`` over the pooling windows; returns an array like ``self`` (see module doc)."""
+    grad_output = np.asarray(grad_output)
+    self = np.asarray(self)
+    check_float("self", self)
+    check_float("grad_output", grad_output)
+    if grad_output.dtype != self.dtype:
+        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
+    kernel, stride_, pad = _attrs(kernel_size, stride, padding)
+    divisor_override = int(divisor_override)
+    cube_math_type = int(cube_math_type)
+    ceil_mode, count_include_pad = bool(ceil_mode), bool(count_include_pad)
+    if cube_math_type not in _CUBE_MATH_TYPES:
+        raise ValueError(f"cube_math_type must be one of {_CUBE_MATH_TYPES}, got {cube_math_type}")
+    if self.ndim not in (3, 4) or grad_output.ndim != self.ndim:
+        raise ValueError(f"self and grad_output must both be 3-D or 4-D, got {self.shape} and {grad_output.shape}")
+    if grad_output.shape[:-2] != self.shape[:-2]:
+        raise ValueError(f"leading (N, C) dims differ: grad_output {grad_output.shape} vs self {self.shape}")
+    if self.size == 0:
+        return np.zeros(self.shape, dtype=self.dtype)
+    if grad_output.size == 0:
+        raise ValueError("empty grad_output with a non-empty self: the op leaves gradInput unwritten (undefined)")
+    h, w = self.shape[-2:]
+    ho = pool_out_size(h, kernel[0], stride_[0], pad[0], 1, ceil_mode)
+    wo = pool_out_size(w, kernel[1], stride_[1], pad[1], 1, ceil_mode)
+    if grad_output.shape[-2:] != (ho, wo):
+        raise ValueError(f"grad_output spatial size {grad_output.shape[-2:]} != pooled size {(ho, wo)}")
+    path = select_path(product, self.shape, grad_output.shape, kernel, ceil_mode, count_include_pad, divisor_override)
+    if path == "cube" and cube_math_type == 3 and str(product).strip().lower() in _V1:
+        raise ValueError(f"cube_math_type 3 (USE_HF32) is not supported on product {product!r}")
+    planes = self.size // (h * w)
+    g = to_compute(grad_output).reshape(planes, ho, wo)
+    to_half = cube_math_type in (1, 2)
+    half = to_half or self.dtype == _F16  # the cube / division run in float16
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        if path == "global":
+            gc = g.astype(_F16).astype(_F32) if to_half else g
+            res = gc / np.float32(kernel[0] * kernel[1])
+            if half:
+                res = res.astype(_F16).astype(_F32)
+            out = np.empty((planes, h, w), dtype=_F32)
+            out[...] = res  # (P, 1, 1) broadcast over the plane
+            return from_compute(out.reshape(self.shape), self.dtype)
+
+        if path == "direct":
+            if divisor_override != 0:
+                scaled = g / np.float32(divisor_override)
+            else:
+                dh = _axis_divisor(h, ho, kernel[0], stride_[0], pad[0], count_include_pad)
+                dw = _axis_divisor(w, wo, kernel[1], stride_[1], pad[1], count_include_pad)
+                scaled = g / (dh[:, None] * dw[None, :]).astype(_F32)
+            out = _spread(scaled, (h, w), kernel, stride_, pad, ho, wo)
+            return from_compute(out.reshape(self.shape), self.dtype)
+
+        # cube path: optional per-window 1/count factor, cast, uniform weight, float32 sums
+        gc = g
+        if divisor_override == 0 and not count_include_pad:
+            dh = _axis_divisor(h, ho, kernel[0], stride_[0], pad[0], False)
+            dw = _axis_divisor(w, wo, kernel[1], stride_[1], pad[1], False)
+            mul_dtype = _F16 if self.dtype == _F16 else _F32
+            mean = (np.float32(1) / (dh[:, None] * dw[None, :]).astype(_F32)).astype(mul_dtype).astype(_F32)
+            gc = (gc * mean).astype(mul_dtype).astype(_F32)
+            weight = 1.0
+        elif divisor_override != 0:
+            weight = 1.0 / divisor_override
+        else:
+            weight = 1.0 / (kernel[0] * kernel[1])
+        if to_half:
+            gc = gc.astype(_F16).astype(_F32)
+        weight = np.float32(np.float32(weight).astype(_F16) if half else weight)
+        out = _spread(gc * weight, (h, w), kernel, stride_, pad, ho, wo)
+        if half:
+            out = out.astype(_F16)
+        return from_compute(out.reshape(self.shape), self.dtype)
+
+
+def cost(
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    cube_math_type,
+    *,
+    product="910b",
+) -> Cost:
+    """Float32 buffers (one per axis pass) and kH + kW strided passes over the pooled gradient."""
+    shape = [int(v) for v in self.shape]
+    gshape = [int(v) for v in grad_output.shape]
+    size = 1
+    for v in shape:
+        size *= v
+    pooled = 1
+    for v in gshape:
+        pooled *= v
+    ks = [int(v) for v in kernel_size] or [1]
+    kh, kw = ks[0], ks[-1]
+    h, w = (shape[-2], shape[-1]) if len(shape) >= 2 else (1, 1)
+    planes = size // (h * w) if h * w else 0
+    ho = gshape[-2] if len(gshape) >= 2 else 1
+    # buffers (P, Ho, W) and (P, H, W) plus the scaled gradient
+    padded = planes * (ho + h) * w
+    return Cost(
+        bytes=4 * (size + padded + 2 * pooled), ops=kw * pooled + kh * planes * ho * w + padded + size, param="self"
+    )

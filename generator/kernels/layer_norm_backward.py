@@ -1,0 +1,176 @@
+"""NumPy reference kernel for ``aclnnLayerNormBackward`` (golden: ``torch.ops.aten.native_layer_norm_backward``).
+
+Formula
+-------
+``input`` has shape ``[A1..Ai, R1..Rj]``; the last ``j = len(normalized_shape)`` axes are normalised.  With
+``M = A1*..*Ai`` rows of ``N = R1*..*Rj`` elements, ``mean``/``rstd`` holding one value per row, ``w`` the
+weight (ones when ``weight_optional`` is null) and ``xhat = (input - mean) * rstd``::
+
+    gradInput  = rstd * (g*w - mean_R(g*w) - xhat * mean_R(g*w*xhat))
+    gradWeight = sum_M(g * xhat)
+    gradBias   = sum_M(g)
+
+``output_mask`` (three bools) selects the outputs; an unrequested output is returned as ``None``.
+``bias_optional`` never enters the computation (CANN only checks its dtype and shape).
+
+Conventions (CANN op_api ``aclnn_layer_norm_backward.cpp``)
+-------------------------------------------------------------
+* dtypes: ``grad_out`` and ``input`` share one of float32/float16/bfloat16; ``mean``/``rstd`` may have any of
+  the three (A2/A3 and 950 cast them to float32 before the fused kernel, so do we); ``weight_optional`` has
+  the dtype of ``input`` or float32.  Everything is computed in float32 (float64 when ``input`` is float64)
+  and rounded once: ``gradInput`` to the dtype of ``input``; ``gradWeight``/``gradBias`` are returned as
+  float32 (the fused kernel produces float32 and the op casts to the output tensors' dtypes).  On 950 the
+  fused kernel may write them directly in the weight dtype; computing in float32 and rounding once
+  gives the same values.
+* Shapes: ``M`` and ``N`` come from ``input``'s shape, as in the op (``beginAxis = rank - len(normalized_shape)``).
+  ``mean`` and ``rstd`` may have any shape with ``M`` elements (the op compares only element counts).
+  The op's comparison of ``normalized_shape`` with the trailing dims of ``input`` does not look at every
+  entry, so it can let a mismatching ``normalized_shape`` through; this kernel raises ``ValueError``
+  when the product of ``normalized_shape`` or the size of the weight differs from ``N``, because the device
+  would then read a weight of the wrong length (result undefined).
+* Empty tensors: ``M == 0`` -> gradInput is empty, gradWeight/gradBias are zeros (the op fills them with
+  0); ``N == 0`` -> every output is empty.  All three masks false -> ``(None, None, None)``.
+* Non-finite values propagate as IEEE arithmetic does (no special casing).
+
+Implementation: rows are processed in cache-sized blocks (a loop over blocks, never over elements).  Per
+block, ``xc = x - mean`` and ``q = g * xc`` are formed once; every reduction is then a matrix-vector
+product on the cached block (row sums ``g @ w`` and ``q @ w``, column sums ``rstd @ q`` and ``1 @ g``), and
+``gradInput`` is assembled as ``rstd*w*g + k1*xc + k0`` with per-row coefficients ``k1 = -rstd^2*b/N``,
+``k0 = -rstd*a/N`` (algebraically the formula above; centring first keeps it free of cancellation).
+Column sums are accumulated across blocks in float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import FLOAT_DTYPES, Cost
+
+__all__ = ["cost", "layer_norm_backward"]
+
+_BLOCK = 1 << 17  # elements per block (512 KiB per float32 temporary)
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _check_dtype(name: str, array: np.ndarray) -> None:
+    if np.dtype(array.dtype) not in FLOAT_DTYPES + (_FLOAT64,):
+        raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
+
+
+def _mask(output_mask) -> tuple[bool, bool, bool]:
+    values = [bool(v) for v in output_mask]
+    if len(values) != 3:
+        raise ValueError(f"output_mask must have 3 entries, got {len(values)}")
+    return values[0], values[1], values[2]
+
+
+def _geometry(input_shape, normalized_shape) -> tuple[int, int, int]:
+    """-> (begin_axis, M, N) from the input shape and the length of ``normalized_shape``."""
+    norm = [int(v) for v in normalized_shape]
+    if not norm:
+        raise ValueError("normalized_shape must not be empty")
+    if len(norm) > len(input_shape):
+        raise ValueError(f"normalized_shape {norm} is longer than input rank {len(input_shape)}")
+    begin = len(input_shape) - len(norm)
+    m = 1
+    for v in input_shape[:begin]:
+        m *= int(v)
+    n = 1
+    for v in input_shape[begin:]:
+        n *= int(v)
+    norm_size = 1
+    for v in norm:
+        norm_size *= v
+    if norm_size != n:
+        raise ValueError(
+            f"normalized_shape {norm} does not describe the trailing dims {tuple(input_shape[begin:])} of input"
+        )
+    return begin, m, n
+
+
+def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_optional, bias_optional, output_mask):  # noqa: A002  (``input`` is the doc's parameter name)
+    """Gradients of LayerNorm -> ``(gradInput | None, gradWeight | None, gradBias | None)``."""
+    grad_out = np.asarray(grad_out)
+    input = np.asarray(input)  # noqa: A001
+    mean = np.asarray(mean)
+    rstd = np.asarray(rstd)
+    for name, arr in (("grad_out", grad_out), ("input", input), ("mean", mean), ("rstd", rstd)):
+        _check_dtype(name, arr)
+    if grad_out.dtype != input.dtype:
+        raise TypeError(f"grad_out dtype {grad_out.dtype} differs from input dtype {input.dtype}")
+    if grad_out.shape != input.shape:
+        raise ValueError(f"shape mismatch: grad_out {grad_out.shape} vs input {input.shape}")
+    want_dx, want_dw, want_db = _mask(output_mask)
+    begin, m, n = _geometry(input.shape, normalized_shape)
+    if mean.size != m or rstd.size != m:
+        raise ValueError(f"mean and rstd must hold {m} elements (one per row), got {mean.size} and {rstd.size}")
+    if weight_optional is not None:
+        weight_optional = np.asarray(weight_optional)
+        _check_dtype("weight_optional", weight_optional)
+        if weight_optional.size != n:
+            raise ValueError(f"weight_optional must hold {n} elements, got shape {weight_optional.shape}")
+    if bias_optional is not None and np.asarray(bias_optional).size != n:
+        raise ValueError(f"bias_optional must hold {n} elements, got shape {np.asarray(bias_optional).shape}")
+
+    compute = _FLOAT64 if input.dtype == _FLOAT64 else np.dtype(np.float32)
+    param_shape = input.shape[begin:]
+    if not (want_dx or want_dw or want_db):
+        return None, None, None
+    if m == 0 or n == 0:
+        dx = np.zeros(input.shape, input.dtype) if want_dx else None
+        dw = np.zeros(param_shape, compute) if want_dw else None
+        db = np.zeros(param_shape, compute) if want_db else None
+        return dx, dw, db
+
+    g = np.ascontiguousarray(grad_out, dtype=compute).reshape(m, n)
+    x = np.ascontiguousarray(input, dtype=compute).reshape(m, n)
+    mu = np.ascontiguousarray(mean, dtype=compute).reshape(m, 1)
+    rs = np.ascontiguousarray(rstd, dtype=compute).reshape(m, 1)
+    w = None if weight_optional is None else np.ascontiguousarray(weight_optional, dtype=compute).reshape(n)
+
+    if w is None:
+        w = np.ones(n, dtype=compute)
+    dx = np.empty((m, n), dtype=input.dtype) if want_dx else None
+    dw_acc = np.zeros(n, dtype=np.float64)
+    db_acc = np.zeros(n, dtype=np.float64)
+    rows = max(1, min(m, _BLOCK // n))
+    xc = np.empty((rows, n), dtype=compute)
+    q = np.empty((rows, n), dtype=compute)
+    ones = np.ones(rows, dtype=compute)
+    with np.errstate(all="ignore"):
+        for r0 in range(0, m, rows):
+            r1 = min(m, r0 + rows)
+            k = r1 - r0
+            gb, xcb, qb, rsb = g[r0:r1], xc[:k], q[:k], rs[r0:r1, 0]
+            np.subtract(x[r0:r1], mu[r0:r1], out=xcb)  # x - mean
+            np.multiply(gb, xcb, out=qb)  # g * (x - mean)
+            if want_dw:
+                dw_acc += rsb @ qb  # sum over rows of g * xhat
+            if want_db:
+                db_acc += ones[:k] @ gb
+            if not want_dx:
+                continue
+            # dx = rstd*w*g - rstd*a/N - rstd^2*(b/N)*(x - mean), a = sum_R(g*w), b = sum_R(g*w*xhat)
+            a = gb @ w
+            b = rsb * (qb @ w)
+            k1 = (-(rsb * rsb) * b / n).astype(compute)
+            k0 = (-rsb * a / n).astype(compute)
+            t = qb  # reuse: g*(x-mean) is no longer needed
+            np.multiply(gb, w, out=t)
+            np.multiply(t, rsb[:, None], out=t)
+            np.multiply(xcb, k1[:, None], out=xcb)
+            np.add(t, xcb, out=t)
+            np.add(t, k0[:, None], out=dx[r0:r1], casting="unsafe")  # rounds to the input dtype once
+    out_dx = dx.reshape(input.shape) if want_dx else None
+    out_dw = dw_acc.astype(compute).reshape(param_shape) if want_dw else None
+    out_db = db_acc.astype(compute).reshape(param_shape) if want_db else None
+    return out_dx, out_dw, out_db
+
+
+def cost(grad_out, input, normalized_shape, mean, rstd, weight_optional, bias_optional, output_mask) -> Cost:  # noqa: A002
+    """Float32 copies of grad_out and input, the output and three block temporaries; ~12 ops per element."""
+    size = 1
+    for v in input.shape:
+        size *= int(v)
+    block = 3 * 4 * _BLOCK
+    return Cost(bytes=3 * 4 * size + block, ops=12 * size, param="input")

@@ -1,0 +1,85 @@
+"""NumPy reference kernel for ``aclnnLeakyReluBackward`` (golden: ``torch.ops.aten.leaky_relu_backward``).
+
+Conventions
+-----------
+``leaky_relu_backward(grad_output, self, negative_slope, self_is_result)`` with ``g`` an element of
+``grad_output`` and ``x`` the matching element of ``self`` (after broadcasting)::
+
+    out = g                    if x > 0
+    out = g * negative_slope   otherwise (x <= 0, including -0.0 and NaN)
+
+``self_is_result`` says whether ``self`` holds the forward input or the forward output; with a
+non-negative slope the sign of ``x`` is the same either way, so the formula does not change.  A negative
+slope with ``self_is_result`` true is rejected (161002 in the op, ValueError here), as in PyTorch.
+
+dtypes, shapes (from the op_api code, aclnn_leaky_relu_backward.cpp and leaky_relu_grad.cpp):
+
+* ``grad_output`` and ``self`` are each FLOAT, FLOAT16, DOUBLE or BFLOAT16 (BFLOAT16 on A2/A3/950 only)
+  and are promoted with CANN's ``PromoteType``; both are cast to the promoted dtype, ``LeakyReluGrad`` runs
+  in it (AI Core for FLOAT/FLOAT16/BFLOAT16, AI CPU for DOUBLE) and the result has it (the binding then
+  casts to ``out``'s dtype).  FLOAT16 / BFLOAT16 are computed in float32 and rounded once, DOUBLE in
+  float64.
+* ``negative_slope`` is an aclScalar (any of FLOAT, FLOAT16, DOUBLE, INT8/16/32/64, UINT8, BOOL,
+  BFLOAT16); the op checks its sign with ``ToDouble()`` but hands the kernel ``ToFloat()``: the slope is
+  rounded to float32 before use, also for DOUBLE tensors.
+* The shapes broadcast (NumPy rule); the result has the broadcast shape.  Ranks 0-8.
+* Empty inputs give an empty result of the broadcast shape.
+
+Readings chosen where sources are silent
+----------------------------------------
+* NaN in ``self`` takes the slope branch (``NaN > 0`` is false), as in PyTorch.
+* PyTorch keeps a DOUBLE slope in double precision; CANN's attribute is float32.  This kernel follows
+  CANN (a slope such as 0.1 differs from PyTorch's DOUBLE result in the 8th digit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import Cost
+from generator.kernels._pointwise import (
+    BLOCK,
+    acl_name,
+    blend,
+    blocked_map,
+    broadcast_shape,
+    compute_dtype,
+    itemsize,
+    numel,
+)
+from generator.kernels._pointwise import promote as promote_dtypes
+
+__all__ = ["cost", "leaky_relu_backward"]
+
+_SUPPORTED = ("FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16")
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result) -> np.ndarray:
+    """Gradient of leaky ReLU; see the module docstring."""
+    grad_output = np.asarray(grad_output)
+    self = np.asarray(self)
+    for name, array in (("grad_output", grad_output), ("self", self)):
+        if acl_name(array.dtype) not in _SUPPORTED:
+            raise TypeError(f"{name}: dtype {array.dtype} is not one of {', '.join(_SUPPORTED)}")
+        if array.ndim > 8:
+            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
+    if bool(self_is_result) and float(negative_slope) < 0:
+        raise ValueError("negative_slope must be >= 0 when self_is_result is true")
+    dtype = promote_dtypes(grad_output.dtype, self.dtype)
+    compute = compute_dtype(dtype)
+    slope = compute.type(np.float32(float(negative_slope)))
+
+    def chain(blocks, out, tmps) -> None:
+        g, x = blocks
+        np.multiply(g, slope, out=out)
+        blend(out, g, out, np.greater(x, 0))
+
+    with np.errstate(all="ignore"):
+        return blocked_map(chain, [grad_output, self], dtype, compute=compute)
+
+
+def cost(grad_output, self, negative_slope, self_is_result) -> Cost:
+    """Output plus cache-sized blocks; 3 operations per output element."""
+    n = numel(broadcast_shape(np.shape(grad_output), np.shape(self)))
+    item = max(itemsize(grad_output), itemsize(self))
+    return Cost(bytes=n * item + 4 * 8 * BLOCK, ops=3 * n, param="gradOutput")

@@ -1,0 +1,124 @@
+"""NumPy reference kernel for ``aclnnNLLLossBackward`` (golden: ``torch.ops.aten.nll_loss_backward``).
+
+Conventions
+-----------
+``nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, product=None)``.
+``self`` is ``(N, C)`` (or ``(C,)``: one sample without a batch dimension), ``target`` holds N class indices
+(``()`` or ``(1,)`` for a 1-D ``self``), ``weight`` is ``(C,)`` and ``total_weight`` one element.  The result
+has ``self``'s shape and is zero except, for every sample ``i`` whose target ``t = target[i]`` is not
+``ignore_index``::
+
+    out[i, t] = -weight[t] * grad_output[i]                   reduction 0 ('none'; grad_output is (N,))
+    out[i, t] = -weight[t] * grad_output / total_weight       reduction 1 ('mean'; grad_output 1 element)
+    out[i, t] = -weight[t] * grad_output                      reduction 2 ('sum';  grad_output 1 element)
+
+With a 1-D ``self`` the gradient is always one element and the single target is ``target``'s first element
+(the op unsqueezes ``self`` to ``(1, C)``; PyTorch reads ``target[0]`` too).
+
+dtypes (from the op_api code, aclnn_nll_loss_backward.cpp and nll_loss_grad.cpp):
+
+* ``grad_output``, ``self``, ``weight`` and ``total_weight`` share one dtype, FLOAT, FLOAT16 or BFLOAT16
+  (BFLOAT16 on A2/A3/950 only); ``target`` is INT64, INT32 or UINT8.  Every product computes in float32
+  here (half types widen exactly, the result is rounded once).
+* Result dtype, per product: on 950 the op keeps ``self``'s dtype; everywhere else a FLOAT16 ``self`` is cast
+  to FLOAT first and the FLOAT result is cast to ``out``'s dtype.  Pass ``product`` (the spec marks the
+  kernel ``product_aware``) to get exactly that: float32 for a FLOAT16 ``self`` unless ``product == "950"``,
+  ``self``'s dtype otherwise.  The binding casts the result to ``out``'s dtype (any dtype CanCast accepts).
+* Empty ``self``: an empty (or all-zero) result without looking at the other inputs, like the op.
+
+Readings chosen where the sources are silent
+--------------------------------------------
+* A target outside ``[0, C)`` that is not ``ignore_index`` is undefined on the device (PyTorch raises);
+  this kernel raises IndexError.  On non-950 products the op casts ``target`` to INT32 first: a 64-bit
+  target outside the int32 range would wrap there; this kernel rejects it as out of range instead.
+* 'mean' divides by ``total_weight`` as given (IEEE: 0 gives +-inf / NaN where a target is not ignored).
+  The caller supplies ``total_weight`` (the forward's sum of ``weight[target]`` over non-ignored samples);
+  the kernel does not recompute it.
+* ``total_weight`` is ignored for 'none' and 'sum' (the doc: "not processed"), but must be one element.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._pointwise import F16, F32, numel, to_dtype
+
+__all__ = ["cost", "nll_loss_backward"]
+
+_TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8))
+
+
+def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
+    for name, array in (("grad_output", grad_output), ("self", self), ("weight", weight)):
+        if np.dtype(array.dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
+    if np.dtype(total_weight.dtype) not in FLOAT_DTYPES:
+        raise TypeError(f"total_weight: dtype {total_weight.dtype} is not one of float32, float16, bfloat16")
+    if not (grad_output.dtype == self.dtype == weight.dtype == total_weight.dtype):
+        raise TypeError("grad_output, self, weight and total_weight must have the same dtype")
+    if np.dtype(target.dtype) not in _TARGET_DTYPES:
+        raise TypeError(f"target: dtype {target.dtype} is not one of int64, int32, uint8")
+    if reduction not in (0, 1, 2):
+        raise ValueError(f"reduction must be 0 (none), 1 (mean) or 2 (sum), got {reduction}")
+    if self.ndim not in (1, 2):
+        raise ValueError(f"self must be 1-D or 2-D, got shape {self.shape}")
+    if target.ndim > 1:
+        raise ValueError(f"target must be 0-D or 1-D, got shape {target.shape}")
+    if not (self.ndim == 1 and target.ndim == 0) and self.shape[0] != target.shape[0]:
+        raise ValueError(f"size mismatch: self {self.shape}, target {target.shape}")
+    classes = self.shape[-1]
+    if weight.shape != (classes,):
+        raise ValueError(f"weight must have shape ({classes},), got {weight.shape}")
+    if total_weight.size != 1:
+        raise ValueError(f"total_weight must hold one element, got shape {total_weight.shape}")
+    if reduction == 0 and self.ndim == 2:
+        if grad_output.shape != (self.shape[0],):
+            raise ValueError(f"grad_output must have shape ({self.shape[0]},), got {grad_output.shape}")
+    elif grad_output.ndim > 1 or grad_output.size != 1:
+        raise ValueError(f"grad_output must be a single element, got shape {grad_output.shape}")
+
+
+def _result_dtype(dtype: np.dtype, product) -> np.dtype:
+    if dtype == F16 and str(product) != "950":
+        return F32
+    return dtype
+
+
+def nll_loss_backward(
+    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, product=None
+) -> np.ndarray:
+    """Gradient of the negative log-likelihood loss with respect to ``self``; see the module docstring."""
+    grad_output, self, target = np.asarray(grad_output), np.asarray(self), np.asarray(target)
+    weight, total_weight = np.asarray(weight), np.asarray(total_weight)
+    reduction, ignore_index = int(reduction), int(ignore_index)
+    _check(grad_output, self, target, weight, reduction, total_weight)
+    dtype = _result_dtype(self.dtype, product)
+    if self.size == 0:
+        return np.zeros(self.shape, dtype)
+    classes = self.shape[-1]
+    rows = 1 if self.ndim == 1 else self.shape[0]
+    t = target.reshape(-1)[:rows].astype(np.int64)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"target {int(t[bad][0])} is out of bounds for {classes} classes")
+    rows_kept = np.flatnonzero(keep)
+    cls = t[rows_kept]
+    w = weight.astype(F32)[cls]
+    g = grad_output.astype(F32).reshape(-1)
+    g = g[rows_kept] if (reduction == 0 and self.ndim == 2) else g[0]
+    with np.errstate(all="ignore"):
+        if reduction == 1:
+            g = g / total_weight.astype(F32).reshape(-1)[0]
+        values = np.asarray(-(w * g), F32)
+    out = np.zeros((rows, classes), dtype)  # only the N written values are rounded to the result dtype
+    out[rows_kept, cls] = to_dtype(np.broadcast_to(values, rows_kept.shape), dtype)
+    return out.reshape(self.shape)
+
+
+def cost(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, product=None) -> Cost:
+    """A zero-filled result of ``self``'s size plus per-sample index arrays; one pass plus a scatter."""
+    n = numel(np.shape(self))
+    rows = numel(np.shape(target))
+    return Cost(bytes=n * 4 + rows * 48, ops=n + 10 * rows, param="self")

@@ -1,0 +1,70 @@
+"""NumPy reference kernel for ``aclnnSiluBackward`` (golden: ``torch.ops.aten.silu_backward``).
+
+Conventions
+-----------
+``silu_backward(grad_output, self)`` with ``g`` an element of ``grad_output`` and ``x`` the matching element
+of ``self`` (the forward input), after broadcasting::
+
+    s = 1 / (1 + exp(-x))
+    gradInput = g * s * (1 + x * (1 - s))
+
+dtypes, shapes (from the op_api code, aclnn_silu_backward.cpp and silu_grad.cpp):
+
+* ``grad_output`` and ``self`` are each FLOAT, FLOAT16 or BFLOAT16 (BFLOAT16 only on A2/A3/950).
+* Same dtype: the result has that dtype.  Different dtypes (accepted only on 950, the "mixed precision"
+  branch, which requires ``gradInput`` to be FLOAT): the ``SiluGrad`` kernel consumes both as they are and
+  writes FLOAT.  This kernel therefore returns the common dtype, or float32 when the dtypes differ.
+  Arithmetic is float32 in every case (half types are widened exactly), rounded once at the end.
+* Shapes: 910/310P/A2/A3 require identical shapes; 950 broadcasts them (the validator decides); this
+  kernel broadcasts with the NumPy rule, which covers both.  Ranks 0-8 (doc: 1-8; code caps at 8).
+* Empty inputs give an empty result of the broadcast shape.
+
+Readings chosen where sources are silent
+----------------------------------------
+* Order of operations and special values follow PyTorch's float32 formula: ``x = -inf`` gives
+  ``s = 0`` and ``0 * (1 + -inf * 1)`` = NaN; ``x = +inf`` gives ``g * 1 * (1 + inf * 0)`` = NaN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, numel
+
+__all__ = ["cost", "silu_backward"]
+
+
+def _chain(blocks, out, tmps) -> None:
+    g, x = blocks
+    (s,) = tmps
+    one = np.float32(1.0)
+    np.negative(x, out=s)
+    np.exp(s, out=s)
+    np.add(s, one, out=s)
+    np.divide(one, s, out=s)  # s = sigmoid(x)
+    np.subtract(one, s, out=out)
+    np.multiply(out, x, out=out)
+    np.add(out, one, out=out)
+    np.multiply(g, s, out=s)
+    np.multiply(s, out, out=out)  # (g * s) * (1 + x * (1 - s)), PyTorch's association
+
+
+def silu_backward(grad_output, self) -> np.ndarray:
+    """Gradient of SiLU (swish with beta 1); see the module docstring."""
+    grad_output = np.asarray(grad_output)
+    self = np.asarray(self)
+    for name, array in (("grad_output", grad_output), ("self", self)):
+        if np.dtype(array.dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
+        if array.ndim > 8:
+            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
+    dtype = grad_output.dtype if grad_output.dtype == self.dtype else F32
+    with np.errstate(all="ignore"):
+        return blocked_map(_chain, [grad_output, self], dtype, compute=F32, scratch=1)
+
+
+def cost(grad_output, self) -> Cost:
+    """Output plus cache-sized float32 blocks; 9 operations per output element."""
+    n = numel(broadcast_shape(np.shape(grad_output), np.shape(self)))
+    return Cost(bytes=n * 4 + 5 * 4 * BLOCK, ops=9 * n, param="gradOutput")

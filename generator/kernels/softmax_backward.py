@@ -1,0 +1,106 @@
+"""NumPy reference kernel for ``aclnnSoftmaxBackward`` (golden: ``torch.ops.aten._softmax_backward_data``).
+
+Conventions
+-----------
+``softmax_backward(grad_output, output, dim)`` with ``g = grad_output``, ``y = output`` (the forward
+softmax's result) and the sum taken along ``dim``::
+
+    out = y * (g - sum(g * y, dim, keepdims=True))
+
+(the doc writes the same thing expanded: ``g*y - sum(g*y)*y``).
+
+dtypes, shapes (from the op_api code, aclnn_softmax_backward.cpp and softmax_grad.cpp):
+
+* ``grad_output`` and ``output`` have the same dtype, FLOAT, FLOAT16 or BFLOAT16 (BFLOAT16 on A2/A3/950
+  only), and the same shape, rank 0-8.  ``SoftmaxGrad`` runs in that dtype and the result has it (the
+  binding casts it to ``out``'s dtype, which the op does not restrict).  FLOAT16 / BFLOAT16 are computed
+  in float32 (products and sums), rounded once at the end.
+* ``dim`` is in ``[-rank, rank)`` (a 0-d tensor counts as rank 1, so ``dim`` is -1 or 0 and the "row" is
+  the single element); negative values count from the end.  Out-of-range values raise IndexError.
+* Empty tensors: the op returns before any check but the null checks on 910/310P/A2/A3 (so even an
+  out-of-range ``dim`` passes there) and after all checks on 950; this kernel returns an empty result of
+  ``grad_output``'s shape for any ``dim`` when a tensor is empty.
+
+Readings chosen where sources are silent
+----------------------------------------
+* Accumulation: the dot products are float32 sums (NumPy's pairwise summation), like PyTorch's float
+  accumulation; the device's reduction order is not visible in op_api.
+* NaN / inf propagate through the float32 formula (a NaN anywhere in a row makes the row NaN).
+
+Implementation: the tensor is viewed as ``(outer, D, inner)`` around ``dim`` and processed in slabs of whole
+rows (about 32 Ki elements each, or one row when a row is longer) converted to float32 once, so extra
+memory stays a few hundred KiB unless single rows are longer than that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._pointwise import BLOCK, F32, numel, store, widen
+
+__all__ = ["cost", "softmax_backward"]
+
+
+def _normalize_dim(dim: int, rank: int) -> int:
+    size = max(rank, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"dim {dim} is out of range for a tensor of rank {rank}")
+    return dim % size
+
+
+def softmax_backward(grad_output, output, dim) -> np.ndarray:
+    """Gradient of softmax along ``dim``; see the module docstring."""
+    grad_output = np.asarray(grad_output)
+    output = np.asarray(output)
+    for name, array in (("grad_output", grad_output), ("output", output)):
+        if np.dtype(array.dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
+        if array.ndim > 8:
+            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
+    if grad_output.dtype != output.dtype:
+        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from output dtype {output.dtype}")
+    if grad_output.shape != output.shape:
+        raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs output {output.shape}")
+    dtype, shape = grad_output.dtype, grad_output.shape
+    if grad_output.size == 0:
+        return np.zeros(shape, dtype)
+    axis = _normalize_dim(int(dim), grad_output.ndim)
+    if grad_output.ndim == 0:
+        shape3 = (1, 1, 1)
+    else:
+        shape3 = (numel(shape[:axis]), shape[axis], numel(shape[axis + 1 :]))
+    g3 = grad_output.reshape(shape3)
+    y3 = output.reshape(shape3)
+    result = np.empty(shape3, dtype)
+    outer, d, inner = shape3
+    # slabs of `rows` outer indices x `cols` inner indices, each about BLOCK elements
+    cols = inner if d * inner <= BLOCK else max(1, BLOCK // d)
+    rows = max(1, BLOCK // (d * cols))
+    half = dtype != F32
+    if inner == 1:  # rows are contiguous: reduce along the last axis (NumPy's fast reduction)
+        g3, y3, result3 = g3[:, :, 0], y3[:, :, 0], result[:, :, 0]
+        axis = 1
+    else:
+        result3, axis = result, 1
+    with np.errstate(all="ignore"):
+        for i in range(0, outer, rows):
+            for j in range(0, inner, cols):
+                index = (slice(i, i + rows), slice(None)) + ((slice(j, j + cols),) if inner != 1 else ())
+                g, y, res = g3[index], y3[index], result3[index]
+                if half:  # widen the slab once; float32 slabs are used in place
+                    g, y = widen(g), widen(y)
+                out = np.multiply(g, y) if half else np.multiply(g, y, out=res)
+                s = out.sum(axis=axis, keepdims=True, dtype=F32)
+                np.subtract(g, s, out=out)
+                np.multiply(out, y, out=out)
+                if half:
+                    store(out, res)
+    return result.reshape(shape)
+
+
+def cost(grad_output, output, dim) -> Cost:
+    """Output plus a few float32 slabs; 5 operations per element."""
+    n = numel(np.shape(grad_output))
+    item = getattr(getattr(grad_output, "dtype", None), "itemsize", 4)
+    return Cost(bytes=n * item + 4 * 4 * BLOCK, ops=5 * n, param="gradOutput")

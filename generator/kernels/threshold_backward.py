@@ -1,0 +1,113 @@
+"""NumPy reference kernel for ``aclnnThresholdBackward`` (golden: ``torch.ops.aten.threshold_backward``).
+
+Conventions
+-----------
+``threshold_backward(grad_output, self, threshold)`` with ``g`` an element of ``grad_output`` and ``x`` the
+matching element of ``self`` (after broadcasting)::
+
+    out = g   if not (x <= threshold)     (x > threshold, and x = NaN)
+    out = 0   otherwise
+
+dtypes, shapes (from the op_api code, aclnn_threshold_backward.cpp and threshold_grad.cpp):
+
+* ``grad_output`` and ``self`` have the same dtype, one of FLOAT, FLOAT16, BFLOAT16 (A2/A3/950), INT32,
+  INT8, UINT8, and INT64 (950 with a zero threshold only); the result has that dtype.  The gradient is
+  selected, never converted or multiplied, so results are bit-exact (zeroed lanes are +0.0 / 0).
+* ``threshold`` is an aclScalar read with ``ToFloat()`` (rounded to float32).  When ``|threshold| <=
+  FLT_EPSILON`` (1.19e-7) the op runs ``ReluGrad`` instead of ``ThresholdGradV2D``, i.e. it compares with
+  exactly 0: a threshold of 1e-8 behaves as 0 (this kernel does the same; PyTorch would compare with 1e-8).
+* Floating ``x`` is compared with the float32 threshold in float32 (half types widen exactly; PyTorch does
+  the same).  Integer ``x`` is compared exactly with the float32 threshold: ``x <= t`` is ``x <= floor(t)``
+  (a NaN threshold keeps every lane, +-inf thresholds zero every / no lane).
+* The shapes broadcast (NumPy rule); the result has the broadcast shape.  Ranks 0-8.
+* Empty inputs give an empty result of the broadcast shape.
+
+Readings chosen where sources disagree
+--------------------------------------
+* NaN in ``self`` passes the gradient (PyTorch's ``x <= t ? 0 : g``; the doc's ``x > t ? g : 0`` would
+  zero it).  The device kernels' NaN handling is not visible in op_api; this kernel follows the golden.
+* Integer tensors with a non-integral threshold: PyTorch truncates the threshold to the tensor's dtype
+  (``-2.5`` becomes ``-2``, and ``-1`` wraps to 255 for UINT8); CANN passes the float threshold to the
+  kernel, so this kernel compares exactly (``-2 > -2.5`` keeps the gradient).  The two agree for every
+  integral threshold inside the dtype's range.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from generator.kernels._common import Cost
+from generator.kernels._pointwise import BLOCK, F32, acl_name, blocked_map, broadcast_shape, itemsize, numel, zero_where
+
+__all__ = ["cost", "threshold_backward"]
+
+_SUPPORTED = ("FLOAT", "FLOAT16", "BFLOAT16", "INT32", "INT8", "UINT8", "INT64")
+_FLT_EPSILON = float(np.finfo(np.float32).eps)
+
+
+def effective_threshold(threshold) -> float:
+    """The threshold the device compares with: float32-rounded, and exactly 0 within FLT_EPSILON of 0."""
+    value = float(np.float32(float(threshold)))
+    return 0.0 if abs(value) <= _FLT_EPSILON else value
+
+
+def _integer_drop_all(t: float, info: np.iinfo) -> bool | None:
+    """For integer x: True when every x <= t, False when none is, None when it depends on x."""
+    if math.isnan(t) or t < info.min:
+        return False
+    if t >= info.max:
+        return True
+    return None
+
+
+def threshold_backward(grad_output, self, threshold) -> np.ndarray:
+    """Gradient of threshold / ReLU; see the module docstring."""
+    grad_output = np.asarray(grad_output)
+    self = np.asarray(self)
+    for name, array in (("grad_output", grad_output), ("self", self)):
+        if acl_name(array.dtype) not in _SUPPORTED:
+            raise TypeError(f"{name}: dtype {array.dtype} is not one of {', '.join(_SUPPORTED)}")
+        if array.ndim > 8:
+            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
+    if grad_output.dtype != self.dtype:
+        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
+    dtype = grad_output.dtype
+    t = effective_threshold(threshold)
+    zero = dtype.type(0)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        fixed = _integer_drop_all(t, info)
+        bound = dtype.type(math.floor(t)) if fixed is None else None
+        load = [dtype, dtype]
+
+        def drop_mask(x):
+            if fixed is not None:
+                return fixed
+            return np.less_equal(x, bound)
+    else:
+        bound = np.float32(t)
+        load = [dtype, F32]
+
+        def drop_mask(x):
+            return np.less_equal(x, bound)
+
+    def chain(blocks, out, tmps) -> None:
+        g, x = blocks
+        drop = drop_mask(x)
+        if drop is True:
+            out.fill(zero)
+        elif drop is False:
+            np.copyto(out, g)
+        else:
+            zero_where(out, g, drop)
+
+    return blocked_map(chain, [grad_output, self], dtype, compute=dtype, load=load)
+
+
+def cost(grad_output, self, threshold) -> Cost:
+    """Output plus cache-sized blocks; 3 operations per output element."""
+    n = numel(broadcast_shape(np.shape(grad_output), np.shape(self)))
+    item = max(itemsize(grad_output), itemsize(self))
+    return Cost(bytes=n * item + 3 * 4 * BLOCK, ops=3 * n, param="gradOutput")

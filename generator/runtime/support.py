@@ -1,0 +1,217 @@
+"""Which dtypes each tensor of an operator accepts on each product, proven by its validator.
+
+A dtype is listed for (operator, product, tensor) exactly when the operator's own first-phase
+validator accepts a call in which that tensor has that dtype. The calls tried are the spec's
+example and the ``boundary`` input of every check (each a valid call by construction), moved to
+the product, with the tensor's dtype changed in three ways: together with every tensor of the
+witness that shared its dtype, outputs re-inferred; the same on fully inferred arguments; the
+tensor alone. The first accepted call is the witness of the cell. Candidate dtypes are the
+catalogue's, minus those an unconditional ``dtype_supported``/``dtype_in`` check on the tensor
+rejects anyway.
+
+The same computation feeds ``aclnn.supports`` (against the package's validators), the docs'
+support matrix and ``opgen matrix`` (against validators built from the same templates), so all
+three agree with ``aclnn.validate`` by construction; ``tests/test_docs_support.py`` re-checks every
+cell against ``aclnn.validate``.
+
+Return contract of :func:`supports` (``aclnn.supports(op, product, dtype=None, param=None)``):
+
+* ``supports(op, product)``: ``dict`` tensor parameter name -> ``tuple`` of dtype names it accepts
+  on ``product`` (parameters in prototype order, dtypes in catalogue order); ``{}`` when the product
+  does not support the operator: it is not in ``aclnn.ops()[op]`` (a later phase fails there even
+  where the first-phase checks pass) or no call passes the checks there.
+* ``supports(op, product, param=name)``: the ``tuple`` of dtype names for that tensor (``()`` if none).
+* ``supports(op, product, dtype)``: ``bool``, whether the operator's main input (its first input
+  tensor) accepts ``dtype`` on ``product``.
+* ``supports(op, product, dtype, param=name)``: ``bool`` for that tensor.
+
+Names are resolved as everywhere in ``aclnn``: the operator with or without the ``aclnn`` prefix,
+products by tag or any of their names, dtypes by doc name, aclDataType name or NumPy dtype. An
+unknown operator, product, dtype or a ``param`` that is not a tensor parameter raises
+``AclnnError`` (161002, ACLNN_ERR_PARAM_INVALID). Results are cached per operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from generator.model import TENSOR_CTYPES, OpSpec
+from generator.runtime.errors import AclnnError
+from generator.runtime.values import TensorDesc
+
+Table = dict[str, dict[str, tuple[str, ...]]]  # product -> tensor parameter -> dtypes
+
+
+def tensor_params(spec: OpSpec) -> list[str]:
+    """The operator's tensor parameters, in prototype order."""
+    return [p.name for p in spec.params if p.ctype in TENSOR_CTYPES]
+
+
+def main_input(spec: OpSpec) -> str:
+    """The tensor a one-dtype question is about: the first input tensor (else the first tensor)."""
+    names = tensor_params(spec)
+    inputs = [p.name for p in spec.params if p.ctype in TENSOR_CTYPES and p.role == "input"]
+    return (inputs or names)[0]
+
+
+class _Search:
+    """Witness search for one operator against one validator module."""
+
+    def __init__(self, spec: OpSpec, module: Any, dtypes: Iterable[str]):
+        self.spec, self.module, self.dtypes = spec, module, tuple(dtypes)
+        self.params: tuple[str, ...] = tuple(module.PARAMS)
+        self.outputs = frozenset(module.OUTPUTS)
+        self.witnesses = self._witnesses()
+
+    def _witnesses(self) -> list[dict]:
+        from generator.runtime.examples import arguments
+
+        spec = self.spec
+        overrides = [{}] + [dict(c.cases.boundary) for c in spec.checks if c.cases is not None and c.cases.boundary]
+        found, seen = [], set()
+        for override in overrides:
+            key = repr(sorted(override.items(), key=lambda item: item[0]))
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                raw = arguments(spec, spec.example, override, with_data=False)
+            except (AclnnError, ValueError, IndexError, KeyError, TypeError):
+                continue  # an override the example machinery cannot build is no witness
+            found.append({name: _desc(value) for name, value in raw.items()})
+        return found
+
+    # -- running the validator
+
+    def _accepts(self, product: str, args: dict) -> bool:
+        missing = self.module.MISSING
+        values = [args.get(name, missing if name in self.outputs else None) for name in self.params]
+        try:
+            self.module.validate(*values, product=product)
+        except AclnnError:
+            return False
+        return True
+
+    def _inferred(self, product: str, raw: dict) -> dict | None:
+        """``raw`` with every output made explicit as the validator would infer it (None if it cannot)."""
+        normalize = getattr(self.module, "_normalize", None)
+        if normalize is None:
+            return None
+        missing = self.module.MISSING
+        values = [raw.get(name, missing if name in self.outputs else None) for name in self.params]
+        try:
+            normalized = normalize(product, *values)[1:]
+        except AclnnError:
+            return None
+        return dict(zip(self.params, normalized))
+
+    # -- candidates and witnesses
+
+    def candidates(self, product: str, param: str) -> tuple[str, ...]:
+        """Catalogue dtypes minus those an unconditional dtype check on ``param`` always rejects."""
+        allowed = set(self.dtypes)
+        tables = getattr(self.module, "DTYPES", {})
+        for check in self.spec.checks:
+            if not check.enforced or check.when is not None or param not in (check.params or ()):
+                continue
+            if check.products is not None and product not in check.products:
+                continue
+            if check.kind == "dtype_supported":
+                allowed &= set(tables.get(param, {}).get(product, ()))
+            elif check.kind == "dtype_in":
+                allowed &= set(check.dtypes or ())
+        return tuple(d for d in self.dtypes if d in allowed)
+
+    def witness(self, product: str, param: str, dtype: str) -> dict | None:
+        """Arguments (docs' names) of a call the validator accepts with ``param`` of ``dtype``, or None."""
+        for raw in self.witnesses:
+            for args in self._variants(product, raw, param, dtype):
+                if self._accepts(product, args):
+                    return args
+        return None
+
+    def _variants(self, product: str, raw: dict, param: str, dtype: str):
+        target = raw.get(param)
+        if isinstance(target, TensorDesc):  # given in the witness: change its dtype class, re-infer outputs
+            yield _retype(raw, [n for n, v in raw.items() if _same_dtype(v, target)], dtype)
+        full = self._inferred(product, raw)
+        if full is None or not isinstance(full.get(param), TensorDesc):
+            return
+        target = full[param]
+        group = [n for n, v in full.items() if _same_dtype(v, target)]
+        yield _retype(full, group, dtype)
+        if group != [param]:
+            yield _retype(full, [param], dtype)
+
+    def table(self, products: Iterable[str]) -> Table:
+        out: Table = {}
+        names = tensor_params(self.spec)
+        for product in products:
+            row = {
+                name: tuple(d for d in self.candidates(product, name) if self.witness(product, name, d))
+                for name in names
+            }
+            out[product] = row if any(row.values()) else {}
+        return out
+
+
+def _desc(value: object) -> object:
+    """Example arguments as validator arguments: arrays (mask codecs) become descriptors."""
+    import numpy as np
+
+    from generator.runtime.values import as_tensor
+
+    return as_tensor("example", value) if isinstance(value, np.ndarray) else value
+
+
+def _same_dtype(value: object, target: TensorDesc) -> bool:
+    return isinstance(value, TensorDesc) and value.dtype == target.dtype
+
+
+def _retype(args: dict, names: list[str], dtype: str) -> dict:
+    out = dict(args)
+    for name in names:
+        desc = out[name]
+        out[name] = TensorDesc.trusted(desc.shape, dtype, desc.format)
+    return out
+
+
+def support_table(spec: OpSpec, module: Any, products: Iterable[str], dtypes: Iterable[str]) -> Table:
+    """Every product -> every tensor parameter -> the dtypes the validator ``module`` accepts."""
+    return _Search(spec, module, dtypes).table(products)
+
+
+def witness(spec: OpSpec, module: Any, product: str, param: str, dtype: str, dtypes: Iterable[str]) -> dict | None:
+    """A call (docs' argument names) that ``module`` accepts with ``param`` of ``dtype`` on ``product``."""
+    return _Search(spec, module, dtypes).witness(product, param, dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# aclnn.supports
+
+
+_CACHE: dict[str, Table] = {}
+
+
+def supports(module: Any, spec: OpSpec, product: object, dtype: object = None, param: str | None = None):
+    """``aclnn.supports``: see the module docstring for the return contract."""
+    from generator.runtime import values
+
+    tag = values.normalize_product(product)
+    names = tensor_params(spec)
+    if param is not None and param not in names:
+        raise AclnnError(
+            161002,
+            "ACLNN_ERR_PARAM_INVALID",
+            f"{spec.name}: {param!r} is not a tensor parameter; tensors: {', '.join(names)}",
+        )
+    wanted = values.normalize_dtype(dtype) if dtype is not None else None
+    table = _CACHE.get(spec.name)
+    if table is None:
+        all_dtypes = tuple(values._Tables.dtype_values)  # catalogue order
+        table = _CACHE[spec.name] = support_table(spec, module, spec.products, all_dtypes)
+    row = table.get(tag, {})
+    if wanted is None:
+        return dict(row) if param is None else row.get(param, ())
+    return wanted in row.get(param if param is not None else main_input(spec), ())

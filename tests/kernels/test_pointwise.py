@@ -1,0 +1,128 @@
+"""The shared pointwise machinery (generator/kernels/_pointwise.py): promotion, blocks, selects, casts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.kernels import _pointwise as pw
+from generator.kernels._common import BFLOAT16
+from generator.runtime import rules
+
+F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
+
+
+def test_promote_follows_the_cann_table():
+    assert pw.promote(F16, F32) == F32
+    assert pw.promote(BFLOAT16, F16) == F32  # not float16 or bfloat16
+    assert pw.promote(np.int32, BFLOAT16) == BFLOAT16
+    assert pw.promote(np.bool_, np.int8) == np.int8
+    assert pw.promote(np.float32, np.complex64) == np.complex64
+    for a, b in [(np.uint16, np.float32), (np.uint32, np.int32), (np.uint64, np.bool_)]:
+        with pytest.raises(TypeError):
+            pw.promote(a, b)
+    for (a, b), want in rules.PROMOTION.items():  # every pair of the table that has a NumPy dtype
+        if a in pw._NUMPY_BY_NAME and b in pw._NUMPY_BY_NAME:
+            if want is None:
+                with pytest.raises(TypeError):
+                    pw.promote(pw._NUMPY_BY_NAME[a], pw._NUMPY_BY_NAME[b])
+            elif want in pw._NUMPY_BY_NAME:
+                assert pw.promote(pw._NUMPY_BY_NAME[a], pw._NUMPY_BY_NAME[b]) == pw._NUMPY_BY_NAME[want]
+    with pytest.raises(TypeError):
+        pw.acl_name(np.dtype("U3"))
+
+
+def test_broadcast_shape_never_raises():
+    assert pw.broadcast_shape((2, 1, 3), (4, 1)) == (2, 4, 3)
+    assert pw.broadcast_shape((0, 1), (1, 5)) == (0, 5)
+    assert pw.broadcast_shape((2, 3), (4, 3)) == (4, 3)  # incompatible: the larger size, no exception
+    assert pw.broadcast_shape() == () and pw.numel(()) == 1
+
+
+def _shapes():
+    dims = st.integers(0, 3).flatmap(lambda r: st.lists(st.sampled_from([1, 2, 3, 5]), min_size=r, max_size=r))
+    return st.tuples(dims, dims)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shapes=_shapes(),
+    dtypes=st.tuples(*[st.sampled_from([F32, F16, BFLOAT16, np.dtype(np.int32)])] * 2),
+    block=st.sampled_from([1, 3, 7, 64]),
+    transpose=st.booleans(),
+)
+def test_blocked_map_equals_the_direct_formula(shapes, dtypes, block, transpose):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shapes[0]).astype(np.float32).astype(dtypes[0])
+    b = rng.standard_normal(shapes[1]).astype(np.float32).astype(dtypes[1])
+    if transpose:
+        a, b = a.T, b.T  # non-contiguous when rank >= 2
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        with pytest.raises(ValueError):
+            pw.blocked_map(lambda bl, o, t: None, [a, b], F32)
+        return
+
+    def chain(blocks, out, tmps):
+        x, y = blocks
+        (t,) = tmps
+        np.multiply(x, 3, out=t)
+        np.subtract(t, y, out=out)
+
+    for result_dtype in (F32, F16, BFLOAT16):
+        got = pw.blocked_map(chain, [a, b], result_dtype, scratch=1, block=block)
+        want = (a.astype(np.float32) * 3 - b.astype(np.float32)).astype(result_dtype)
+        assert got.shape == shape and got.dtype == result_dtype
+        np.testing.assert_array_equal(got.astype(np.float32), np.broadcast_to(want, shape).astype(np.float32))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), exponent_low=st.integers(0, 250))
+def test_float16_store_rounds_exactly_like_numpy(seed, exponent_low):
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2**32, 4096, dtype=np.uint64).astype(np.uint32)
+    # concentrate on an exponent window (subnormal, normal, overflow, inf/NaN ranges)
+    exponents = rng.integers(exponent_low, min(exponent_low + 6, 256), 4096).astype(np.uint32)
+    bits = (bits & np.uint32(0x807FFFFF)) | (exponents << np.uint32(23))
+    x = bits.view(np.float32)
+    got = np.empty(x.shape, F16)
+    pw.store(x, got)
+    with np.errstate(all="ignore"):
+        want = x.astype(F16)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(got.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
+    assert np.isnan(got[nan]).all()
+
+
+def test_float16_and_bfloat16_loads_are_exact():
+    every_half = np.arange(1 << 16, dtype=np.uint16)
+    for dtype in (F16, BFLOAT16):
+        src = every_half.view(dtype)
+        got = pw.widen(src)
+        want = src.astype(np.float32)
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(got.view(np.uint32)[~nan], want.view(np.uint32)[~nan])
+        assert np.isnan(got[nan]).all()
+    assert pw.widen(np.float16(2.5)).shape == () and pw.to_dtype(np.float32([1e-6]), F16)[0] == np.float16(1e-6)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, BFLOAT16, np.dtype(np.float64), np.dtype(np.int8), np.dtype(np.int64)])
+def test_selects_are_bit_exact(dtype):
+    rng = np.random.default_rng(1)
+    values = np.array([np.inf, -np.inf, np.nan, -0.0, 1.5, -2.0, 3.0, 0.25] * 8, np.float64)
+    if np.dtype(dtype).kind == "i":
+        values = rng.integers(-100, 100, values.size)
+    a = values.astype(dtype)
+    b = a[::-1].copy()
+    flags = rng.random(a.size) < 0.5
+    out = np.empty_like(a)
+    pw.zero_where(out, a, flags.copy())
+    want = np.where(flags, np.zeros_like(a), a)
+    np.testing.assert_array_equal(out.view(np.uint8), want.view(np.uint8))  # +0.0, NaN bits kept
+    out = b.copy()
+    pw.blend(out, a, out, flags.copy())  # out aliases "other"
+    want = np.where(flags, a, b)
+    np.testing.assert_array_equal(out.view(np.uint8), want.view(np.uint8))
