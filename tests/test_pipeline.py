@@ -282,6 +282,35 @@ def test_one_edit_renders_one_op_and_matches_a_full_render(tmp_path, capsys):
     assert main(["generate", "--check", "--specs", str(specs), "--out", str(out)]) == 0
 
 
+def test_pages_follow_the_ops_they_mention_as_ops_come_and_go(tmp_path, capsys):
+    specs = small_specs(tmp_path, "elu_backward", "max_pool3d_with_argmax_backward", "convolution_backward")
+    elu = specs / "elu_backward.yaml"
+    text = elu.read_text()
+    assert "description:\n  zh: " in text
+    elu.write_text(
+        text.replace("description:\n  zh: ", "description:\n  zh: 另见aclnnMaxPool3dWithArgmaxBackward。", 1)
+    )
+    out = tmp_path / "out"
+    page = out / "docs" / "zh" / "aclnnEluBackward.md"
+    link = "[aclnnMaxPool3dWithArgmaxBackward](aclnnMaxPool3dWithArgmaxBackward.md)"
+    assert generate(specs, out) == 0
+    assert link in page.read_text()
+    # the op goes: the page that mentions it is rendered again (the link goes), the others are kept
+    moved = tmp_path / "max_pool3d_with_argmax_backward.yaml"
+    (specs / moved.name).rename(moved)
+    capsys.readouterr()
+    assert generate(specs, out) == 0
+    assert "(1 rendered)" in capsys.readouterr().out
+    assert link not in page.read_text() and "aclnnMaxPool3dWithArgmaxBackward" in page.read_text()
+    assert outputs(out) == render_all(load_project(specs))
+    # it comes back: rendered with it, the mentioning page links it again
+    moved.rename(specs / moved.name)
+    assert generate(specs, out) == 0
+    assert "(2 rendered)" in capsys.readouterr().out
+    assert link in page.read_text()
+    assert outputs(out) == render_all(load_project(specs))
+
+
 def test_up_to_date_run_imports_neither_pydantic_nor_jinja(tmp_path):
     specs = small_specs(tmp_path)
     out = tmp_path / "out"
