@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -504,40 +505,31 @@ class _Lock:
 _WORKER: dict = {}
 
 
-def _load(paths: list[tuple[str, str]]) -> tuple[list[tuple[str, str, object]], list[Diagnostic]]:
-    """Load the specs ``paths`` ((spec rel, op key) pairs): [(rel, key, OpInfo)] and diagnostics."""
+GC_EVERY = 16  # ops rendered between two collections of reference cycles (the collector is off)
+
+
+def _render_into(stage: Path, paths: list[tuple[str, str]], names: frozenset, format_now: bool) -> dict:
+    """Load and render ``paths`` ((spec rel, op key) pairs) into ``stage``, one op at a time, with
+    ``names`` as the project's operator names. Returns per-op results ({rel: {"key", "files": {out
+    rel: sha256 or None until formatted}, "rows", "raw", "reused", "mentions", "links"}}), the
+    diagnostics (plain tuples) and the Python files left to format."""
+    import gc
+
     from generator.loader import _contained, load_op
 
-    specs, catalog = _WORKER["specs"], _WORKER["catalog"]
-    loaded, diags = [], []
-    for rel, key in paths:
+    catalog, env, specs, only = _WORKER["catalog"], _WORKER["env"], _WORKER["specs"], _WORKER["only"]
+    results, diags, python = {}, [], []
+    for n, (rel, key) in enumerate(paths, 1):
         path = specs / rel
         try:
             _contained(path, specs)
-            loaded.append((rel, key, load_op(path, catalog)))
-        except SpecError as exc:
-            diags += exc.diagnostics
-    return loaded, diags
-
-
-def _idents(loaded) -> dict[str, dict]:
-    return {rel: {"name": info.spec.name, "snake": info.spec.snake} for rel, _, info in loaded}
-
-
-def _render_loaded(stage: Path, loaded, names: frozenset, format_now: bool) -> dict:
-    """Render the loaded ops into ``stage``: per-op results ({rel: {"key", "files": {out rel:
-    sha256 or None until formatted}, "rows", "raw", "reused", "mentions", "links"}}), the
-    diagnostics of ops whose example makes no sample, and the Python files left to format."""
-    catalog, env, only = _WORKER["catalog"], _WORKER["env"], _WORKER["only"]
-    results, diags, python = {}, [], []
-    for rel, key, info in loaded:
-        try:
+            info = load_op(path, catalog)
+            if diags:
+                continue  # keep loading to report every problem; rendering is wasted now
             files, rows, mentions = render_op(info, catalog, env, names, only)
         except SpecError as exc:
             diags += exc.diagnostics
             continue
-        if diags:
-            continue  # keep rendering to report every problem; staging is wasted now
         raw: dict[str, str] = {}
         reused: list[str] = []
         hashes = _stage(stage, files, python, raw, reused)
@@ -550,6 +542,9 @@ def _render_loaded(stage: Path, loaded, names: frozenset, format_now: bool) -> d
             "mentions": sorted(mentions),
             "links": sorted(mentions & names),
         }
+        del info, files
+        if n % GC_EVERY == 0 and not gc.isenabled():
+            gc.collect()  # pydantic and the emitters leave cycles; without this memory grows per op
     if format_now and not diags:
         _format_staged(stage, python, results.values())
         python = []
@@ -612,134 +607,47 @@ def _jobs(count: int) -> int:
     return max(1, min(cores, count // MIN_OPS_PER_JOB))
 
 
-class _Plan:
-    """What to render, and how the set of operator names is settled before rendering.
-
-    ``todo``: (rel, key) of the ops to render. ``kept``: rel -> ident of the ops kept from the
-    last run. ``relink(names)``: the kept ops whose pages mention an operator whose presence
-    changed, as (rel, key) pairs (they are rendered too). ``names``: when already known, the
-    operator names of the project (no loading phase decides them)."""
-
-    def __init__(self, todo, kept=None, relink=None, names=None):
-        self.todo, self.kept, self.relink, self.names = todo, kept or {}, relink, names
-
-    def settle(self, idents: dict[str, dict]) -> tuple[frozenset, list[tuple[str, str]]]:
-        """The project's operator names once ``idents`` (rel -> ident of the ops loaded) are
-        known, and the kept ops to render again; GenerateError on two ops with one name."""
-        if self.names is not None:
-            return self.names, []
-        every = {**{rel: ident for rel, ident in self.kept.items() if rel not in idents}, **idents}
-        if _collisions(sorted(every.values(), key=lambda ident: ident["name"])):
-            raise _Collision()
-        names = frozenset(ident["name"] for ident in every.values())
-        return names, (self.relink(names) if self.relink else [])
-
-
-class _Collision(Exception):
-    """Two specs share a name or snake name (the loader reports where)."""
-
-
-def _render_ops(stage: Path, plan: _Plan) -> tuple[dict, list[Diagnostic], list[str]]:
-    """Load and render ``plan`` into ``stage``: results by spec rel, diagnostics, Python files
-    left to format (workers format their own). Loading comes first everywhere, then the names
-    of all ops are settled, then every op is rendered with them."""
-    import multiprocessing
-
-    jobs = _jobs(len(plan.todo))
-    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-        return _render_in_workers(stage, plan, jobs)
-    loaded, diags = _load(plan.todo)
-    if diags:
-        return {}, diags, []
-    names, extra = plan.settle(_idents(loaded))
-    more, diags = _load(extra)
-    if diags:
-        return {}, diags, []
-    part = _render_loaded(stage, loaded + more, names, format_now=False)
-    return part["results"], [Diagnostic(*d) for d in part["diags"]], part["python"]
-
-
-def _worker(conn, stage: Path, chunk: list[tuple[str, str]]) -> None:
-    """A forked worker: load ``chunk``, report the idents, receive the names (and kept ops to
-    render again), render and format, report the results."""
+def _work(args) -> dict:
     import gc
-    import traceback
 
     gc.disable()
-    try:
-        loaded, diags = _load(chunk)
-        conn.send({"idents": _idents(loaded), "diags": _plain(diags)})
-        message = conn.recv()
-        if message is None:
-            return
-        more, diags = _load(message["extra"])
-        if diags:
-            conn.send({"results": {}, "diags": _plain(diags), "python": []})
-            return
-        conn.send(_render_loaded(stage, loaded + more, message["names"], format_now=True))
-    except BaseException:  # noqa: BLE001 - reported to the parent, which raises
-        conn.send({"crash": traceback.format_exc()})
-    finally:
-        conn.close()
+    return _render_into(*args, format_now=True)
 
 
-def _render_in_workers(stage: Path, plan: _Plan, jobs: int) -> tuple[dict, list[Diagnostic], list[str]]:
+def _render_ops(stage: Path, todo: list[tuple[str, str]], names: frozenset) -> tuple[dict, list[Diagnostic], list[str]]:
+    """Render ``todo`` into ``stage`` with ``names`` as the project's operator names (in worker
+    processes when there are many); workers format their own Python, the rest is returned."""
     import multiprocessing
 
-    # Import the emitters and compile every template once, here: the workers inherit them.
-    from generator.emit import cpp, docs, matrix, python, site  # noqa: F401
+    jobs = _jobs(len(todo))
+    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # Import the emitters and compile every template once, here: the workers inherit them.
+        from generator.emit import cpp, docs, matrix, python, site  # noqa: F401
 
-    env = _WORKER["env"]
-    for name in env.list_templates(extensions=["j2"]):
-        env.get_template(name)
-    context = multiprocessing.get_context("fork")
-    workers = []
-    try:
-        for i in range(jobs):
-            parent, child = context.Pipe()
-            process = context.Process(target=_worker, args=(child, stage, plan.todo[i::jobs]), daemon=True)
-            process.start()
-            child.close()
-            workers.append((process, parent))
+        env = _WORKER["env"]
+        for name in env.list_templates(extensions=["j2"]):
+            env.get_template(name)
+        chunks = [todo[i :: jobs * 2] for i in range(jobs * 2)]
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_work, [(stage, chunk, names) for chunk in chunks if chunk], chunksize=1)
+    else:
+        parts = [_render_into(stage, todo, names, format_now=False)]
+    results, diags, python = {}, [], []
+    for part in parts:
+        results.update(part["results"])
+        diags += [Diagnostic(*d) for d in part["diags"]]
+        python += part["python"]
+    return results, diags, python
 
-        def receive(conn) -> dict:
-            try:
-                message = conn.recv()
-            except EOFError:
-                raise RuntimeError("an opgen generate worker process died") from None
-            if "crash" in message:
-                raise RuntimeError(f"an opgen generate worker process failed:\n{message['crash']}")
-            return message
 
-        first = [receive(conn) for _, conn in workers]
-        diags = [Diagnostic(*d) for m in first for d in m["diags"]]
-        if diags:
-            for _, conn in workers:
-                conn.send(None)
-            return {}, diags, []
-        idents = {rel: ident for m in first for rel, ident in m["idents"].items()}
-        try:
-            names, extra = plan.settle(idents)
-        except _Collision:
-            for _, conn in workers:
-                conn.send(None)
-            raise
-        for i, (_, conn) in enumerate(workers):
-            conn.send({"names": names, "extra": extra[i::jobs]})
-        results, python = {}, []
-        for _, conn in workers:
-            part = receive(conn)
-            results.update(part["results"])
-            diags += [Diagnostic(*d) for d in part["diags"]]
-            python += part["python"]
-        return results, diags, python
-    finally:
-        for process, conn in workers:
-            conn.close()
-            process.join(timeout=5)
-            if process.is_alive():  # pragma: no cover - a stuck worker
-                process.kill()
-                process.join()
+_NAME_LINE = re.compile(rb"^name:[ \t]*(aclnn[A-Za-z0-9]+)[ \t]*(?:#.*)?$", re.M)
+
+
+def predicted_name(data: bytes) -> str | None:
+    """The operator name a spec file most likely declares (a plain ``name: aclnnXxx`` line); a
+    guess, checked once the spec is loaded."""
+    found = _NAME_LINE.search(data)
+    return found.group(1).decode() if found else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -905,15 +813,29 @@ class _Run:
         stage = Path(_mkstage(self.out))
         try:
             with matrix.catalog_installed(catalog):  # the matrix runs validators (workers inherit it)
-
-                def relink(names: frozenset) -> list[tuple[str, str]]:
-                    return [(rel, keys[rel]) for rel in _relinked(kept, names)]
-
-                idents = {rel: op["ident"] for rel, op in kept.items()}
-                plan = _Plan([(rel, keys[rel]) for rel in sorted(todo)], idents, relink)
-                results, python = self._render_ops(stage, plan)
+                results, python = self._render_ops(stage, keys, todo, self._predicted_names(keys, todo, kept))
                 for rel in results:
                     kept.pop(rel, None)
+                # The names are settled now: the pages of an op rendered with a wrong guess, and of a
+                # kept op that mentions an op that came or went, are rendered again.
+                every = {
+                    **{rel: op["ident"] for rel, op in kept.items()},
+                    **{r: x["rows"]["ident"] for r, x in results.items()},
+                }
+                if _collisions(sorted(every.values(), key=lambda ident: ident["name"])):
+                    load_project(self.specs)  # reports the duplicates with their positions
+                    raise GenerateError("two specs share a name or snake name")  # pragma: no cover
+                names = frozenset(ident["name"] for ident in every.values())
+                again = sorted(
+                    rel for rel, x in results.items() if sorted(names.intersection(x["mentions"])) != x["links"]
+                )
+                again += _relinked(kept, names)
+                if again:
+                    more, more_python = self._render_ops(stage, keys, again, names)
+                    python = list(dict.fromkeys(python + more_python))  # a file staged twice is formatted once
+                    for rel in more:
+                        kept.pop(rel, None)
+                    results.update(more)
                 ops = {**kept, **{rel: _op_entry(result) for rel, result in results.items()}}
                 parts_units = {u for op in ops.values() for u in op["parts"]}
                 units = units_of(parts_units, self.only)
@@ -927,10 +849,7 @@ class _Run:
                     store = self._rows_store()
                     lost = sorted(rel for rel in kept if kept[rel]["rows"] not in store)
                     if lost:
-                        names = frozenset(op["ident"]["name"] for op in ops.values())
-                        more, more_python = self._render_ops(
-                            stage, _Plan([(rel, keys[rel]) for rel in lost], names=names)
-                        )
+                        more, more_python = self._render_ops(stage, keys, lost, names)
                         python += more_python
                         for rel, result in more.items():
                             del kept[rel]
@@ -990,17 +909,32 @@ class _Run:
         )
         return 0
 
-    def _render_ops(self, stage: Path, plan: _Plan) -> tuple[dict, list[str]]:
-        try:
-            results, diags, python = _render_ops(stage, plan)
-        except _Collision:
-            from generator.loader import load_project
-
-            load_project(self.specs)  # reports the duplicates with their positions
-            raise GenerateError("two specs share a name or snake name") from None  # pragma: no cover
+    def _render_ops(
+        self, stage: Path, keys: dict[str, str], todo: list[str], names: frozenset
+    ) -> tuple[dict, list[str]]:
+        results, diags, python = _render_ops(stage, [(rel, keys[rel]) for rel in sorted(todo)], names)
         if diags:
             raise SpecError(diags)
         return results, python
+
+    def _predicted_names(self, keys: dict[str, str], todo: list[str], kept: dict[str, dict]) -> frozenset:
+        """The operator names of the project before the specs to render are loaded: the kept ops'
+        names, the recorded name of an unchanged spec, else the ``name:`` line of the file."""
+        names = {op["ident"]["name"] for op in kept.values()}
+        known = self.state.get("ops", {})
+        for rel in todo:
+            entry = known.get(rel)
+            if entry is not None and entry["key"] == keys[rel]:
+                names.add(entry["ident"]["name"])
+                continue
+            try:
+                with open(self.specs / rel, "rb") as handle:
+                    name = predicted_name(handle.read())
+            except OSError:
+                continue
+            if name is not None:
+                names.add(name)
+        return frozenset(names)
 
     def _rows_store(self) -> dict[str, dict]:
         """{rows hash: rows} from the sealed rows file (empty when it is missing or damaged)."""

@@ -1048,7 +1048,7 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
         "name": spec.name,
         "header": spec.header,
         "lang": lang,
-        "C": {key: _lines(text, WIDTH - 7) for key, text in words.items()},
+        "C": _phrase_lines(lang),
         "T": words,
         "title": _lines(
             words["title"].format(name=spec.name) + ("" if lang == "zh" else " ") + _pick(spec.summary, lang), WIDTH - 3
@@ -1081,6 +1081,16 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
         "phase1": _call_lines(f"CHECK_ACL({spec.name}GetWorkspaceSize", args, ");", WIDTH - 4),
         "outputs": [i for i in items if i["kind"] == "tensor" and i["role"] == "output"],
     }
+
+
+_PHRASE_LINES: dict[str, dict[str, list[str]]] = {}
+
+
+def _phrase_lines(lang: str) -> dict[str, list[str]]:
+    """Every phrase of ``lang`` as comment lines (the same for every sample: computed once)."""
+    if lang not in _PHRASE_LINES:
+        _PHRASE_LINES[lang] = {key: _lines(text, WIDTH - 7) for key, text in PHRASES[lang].items()}
+    return _PHRASE_LINES[lang]
 
 
 def _include_order(name: str) -> tuple:

@@ -114,7 +114,8 @@ class _Unit:
             guards.append(f"opgen::ProductIn(product, {_list(check.products)})")
         if check.when:
             when = self.info.exprs[("checks", index, "when")]
-            used = [p.name for p in spec.params if p.name in ex.names_used(when)]
+            found = ex.names_used(when)
+            used = [p.name for p in spec.params if p.name in found]
             guards += [f"{names[n]} != nullptr" for n in used if _is_pointer(spec.param(n))]
             guards.append(f"({self.c(when)})")
         depth = 0
@@ -149,7 +150,8 @@ class _Unit:
                 out.add(depth, "}")
         elif kind == "expr":
             node = self.info.exprs[("checks", index, "expr")]
-            used = [p.name for p in spec.params if p.name in ex.names_used(node)]
+            found = ex.names_used(node)
+            used = [p.name for p in spec.params if p.name in found]
             nulls = [f"{names[n]} != nullptr" for n in used if _is_pointer(spec.param(n))]
             out.add(depth, f"if ({' && '.join([*nulls, f'!({self.c(node)})'])}) {{")
             out.add(depth + 1, self.fail(entry, self.seen([(n, names[n]) for n in used])))
