@@ -1,6 +1,6 @@
 """Benchmarks for the generator and the validators (one run, figures printed as a table).
 
-    python -m benchmarks.bench_generate [--copies 1000] [--repeat 3] [--skip-validate] [--compare REV]
+    python -m benchmarks.bench_generate [--copies 1000] [--repeat 3] [--skip-validate] [--compare REV ...]
 
 * ``aclnn.validate`` median time per operator on its spec example (descriptors, no data);
 * ``opgen generate`` on a synthetic catalogue of N specs (the repo's five specs copied under new
@@ -18,8 +18,9 @@
     pages counted once).
 
 Medians of ``--repeat`` runs; the machine is shared, so read the CPU figures and the ratios rather
-than single wall times. ``--compare REV`` runs the generator of git revision REV too, interleaved
-with this tree's, for before/after figures measured under the same load.
+than single wall times. ``--compare REV`` (repeatable) runs the generator of git revision REV too, on
+copies of that revision's own specs, interleaved with this tree's, for before/after figures measured
+under the same load.
 """
 
 from __future__ import annotations
@@ -61,11 +62,12 @@ def bench_validate() -> dict[str, float]:
     return results
 
 
-def synthetic_specs(folder: Path, copies: int) -> Path:
-    """``copies`` specs made from the repo's, renamed (aclnnXxx -> aclnnXxxCopyN, files to match)."""
+def synthetic_specs(folder: Path, copies: int, source: Path = REPO / "specs") -> Path:
+    """``copies`` specs made from the ones in ``source`` (the repo's by default), renamed (aclnnXxx ->
+    aclnnXxxCopyN, files and headers to match)."""
     specs = folder / "specs"
-    shutil.copytree(REPO / "specs" / "catalog", specs / "catalog")
-    sources = sorted((REPO / "specs").glob("*.yaml"))
+    shutil.copytree(source / "catalog", specs / "catalog")
+    sources = sorted(source.glob("*.yaml"))
     for i in range(copies):
         src = sources[i % len(sources)]
         text = src.read_text(encoding="utf-8")
@@ -96,24 +98,26 @@ def edit_one_spec(specs: Path, round_: int, field: str = "summary") -> Path:
 class Variant:
     """How to run one ``opgen``: this checkout, or the generator of another revision."""
 
-    def __init__(self, label: str, cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None):
+    def __init__(self, label: str, cmd: list[str], cwd: Path, env: dict[str, str] | None = None):
         self.label, self.cmd, self.cwd, self.env = label, cmd, cwd, env or {}
+        self.specs = cwd / "specs"  # the specs the synthetic catalogue is made from (the variant's own)
 
     @classmethod
     def current(cls, folder: Path) -> Variant:
-        """A copy of this tree's generator and templates (editing the tree during a run changes nothing)."""
-        for name in ("generator", "templates"):
+        """A copy of this tree's generator, templates and specs (editing the tree during a run changes nothing)."""
+        for name in ("generator", "templates", "specs"):
             shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
         return cls("this tree", [sys.executable, "-m", "generator.cli"], cwd=folder, env={"PYTHONPATH": str(folder)})
 
     @classmethod
     def revision(cls, rev: str, folder: Path) -> Variant:
-        """The generator and templates of git revision ``rev``, exported into ``folder``."""
+        """The generator, templates and specs of git revision ``rev``, exported into ``folder`` (an older
+        generator renders its own revision's specs: the model and the specs change together)."""
         import io
         import tarfile
 
         archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", "--format=tar", rev, "generator", "templates"],
+            ["git", "-C", str(REPO), "archive", "--format=tar", rev, "generator", "templates", "specs"],
             capture_output=True,
             check=True,
         ).stdout
@@ -183,7 +187,7 @@ def bench_generate(copies: int, repeat: int, variants: list[Variant]) -> dict[st
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as tmp:
         tmp = Path(tmp)
         base = {k: v for k, v in os.environ.items() if not k.startswith("OPGEN_")}
-        specs = {v.label: synthetic_specs(tmp / f"v{i}", copies) for i, v in enumerate(variants)}
+        specs = {v.label: synthetic_specs(tmp / f"v{i}", copies, v.specs) for i, v in enumerate(variants)}
         figures: dict[str, dict[str, list]] = {v.label: {} for v in variants}
 
         def add(variant, name, value):
@@ -230,7 +234,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-validate", action="store_true")
     parser.add_argument(
-        "--compare", metavar="REV", help="also run the generator of git revision REV, interleaved (before/after)"
+        "--compare",
+        metavar="REV",
+        action="append",
+        default=[],
+        help="also run the generator of git revision REV on its own specs, interleaved (before/after); repeatable",
     )
     args = parser.parse_args()
     if not args.skip_validate:
@@ -238,9 +246,8 @@ def main() -> None:
         for op, us in bench_validate().items():
             print(f"  {op:40s} {us:8.1f} us")
     with tempfile.TemporaryDirectory(prefix="opgen-bench-rev-") as tmp:
-        variants = [Variant.current(Path(tmp) / "current")]
-        if args.compare:
-            variants.insert(0, Variant.revision(args.compare, Path(tmp) / "rev"))
+        variants = [Variant.revision(rev, Path(tmp) / f"rev{i}") for i, rev in enumerate(args.compare)]
+        variants.append(Variant.current(Path(tmp) / "current"))
         results = bench_generate(args.copies, args.repeat, variants)
     print(
         f"opgen generate, {args.copies} specs, median of {args.repeat} (goals: cold < 3 s, one-edit < 0.3 s, "

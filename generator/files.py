@@ -48,9 +48,15 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fingerprint(path: str, known: list | None, trust_before: int, follow: bool = False) -> list | None:
-    """``[size, mtime_ns, ctime_ns, inode, sha256]`` of the regular file ``path``, or None when it
-    is missing or not a regular file (a symbolic link counts as one only with ``follow``).
+DIGEST = 64  # characters of a sha256 hex digest
+
+
+def fingerprint(
+    path: str, known: str | None, trust_before: int, follow: bool = False, dir_fd: int | None = None
+) -> str | None:
+    """``"size:mtime_ns:ctime_ns:inode:sha256"`` of the regular file ``path`` (relative to the
+    folder ``dir_fd`` when given), or None when it is missing or not a regular file (a symbolic
+    link counts as one only with ``follow``).
 
     The content is hashed unless ``known`` (an earlier result) has the same stamp and was taken
     before ``trust_before`` (the time the stamp was recorded, in the file system's clock). The
@@ -59,23 +65,29 @@ def fingerprint(path: str, known: list | None, trust_before: int, follow: bool =
     is not trusted (the write could have come just after the look).
     """
     try:
-        st = os.stat(path, follow_symlinks=follow)
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
     except (OSError, ValueError):
         return None
     if st.st_mode & 0o170000 != 0o100000:  # not S_ISREG
         return None
-    current = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-    if known is not None and len(known) == 5 and known[:4] == current and current[2] < trust_before:
-        return known
+    stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:"
+    if known is not None and known.startswith(stamp) and len(known) == len(stamp) + DIGEST:
+        if st.st_ctime_ns < trust_before:
+            return known
     try:
-        with open(path, "rb") as handle:
-            current.append(sha256(handle.read()))
+        fd = os.open(path, os.O_RDONLY | (0 if follow else os.O_NOFOLLOW), dir_fd=dir_fd)
+        with open(fd, "rb") as handle:
+            return stamp + sha256(handle.read())
     except OSError:
         return None
-    return current
 
 
-def stamped(path: str, digest: str) -> list:
+def digest(fingerprint_or_digest: str) -> str:
+    """The content hash of a fingerprint (a bare hash is its own)."""
+    return fingerprint_or_digest[-DIGEST:]
+
+
+def stamped(path: str, digest: str) -> str:
     """The fingerprint of a file just written with content hash ``digest`` (no need to re-read it)."""
     st = os.stat(path, follow_symlinks=False)
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest]
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{digest}"

@@ -56,7 +56,7 @@ STAGING_PREFIX = ".opgen-tmp-"
 STAGING_MARK = ".opgen-staging"
 BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-STATE_FORMAT = "opgen-state-3"
+STATE_FORMAT = "opgen-state-4"
 RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
 DOMAINS = {
     None: ("",),
@@ -102,6 +102,7 @@ def environment():
 
     env = _Environment(
         loader=FileSystemLoader(str(TEMPLATES)),
+        bytecode_cache=_template_cache(),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -111,6 +112,33 @@ def environment():
     env.filters.update(FILTERS)
     env.filters.update(cpp_comment=cpp_comment, cpp_string=cpp_string)
     return env
+
+
+def _template_cache():
+    """Compiled templates kept in ``templates/__pycache__`` beside the sources, as Python keeps
+    compiled modules in ``generator/__pycache__`` (same trust: the generator's own folder). Jinja
+    recompiles a template whose source changed; a folder that cannot be written means no cache."""
+    from jinja2 import FileSystemBytecodeCache
+
+    class _Cache(FileSystemBytecodeCache):
+        def load_bytecode(self, bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, EOFError, ValueError):  # unreadable or truncated: compile again
+                bucket.reset()
+
+        def dump_bytecode(self, bucket) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    folder = TEMPLATES / "__pycache__"
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    return _Cache(str(folder), "%s.jinja.cache")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,9 +182,9 @@ def render_op(info, catalog, env, names, only: str | None = None) -> tuple[dict[
     if only in (None, "docs"):
         samples = {lang: [{**e, "text": cpp_files[e["path"]]} for e in entries if e["lang"] == lang] for lang in LANGS}
         out.update(docs.op_files(info, catalog, names, env, samples, mentions))
-        rows["index"] = docs.index_row(info, catalog)
+        rows["index"] = docs.index_row(info, catalog, env)
         module = matrix.validator_module(info, catalog, env, source)
-        rows["matrix"] = matrix.row(info, matrix.op_table(info, catalog, module))
+        rows["matrix"] = docs.matrix_view(env, catalog, matrix.row(info, matrix.op_table(info, catalog, module)))
     return out, rows, mentions
 
 
@@ -309,12 +337,23 @@ def _generator_key(only: str | None) -> str:
     for root in (GENERATOR, TEMPLATES):
         for folder, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS)
-            for name in sorted(names):
-                if name.endswith((".py", ".j2", ".h")):
-                    path = Path(folder) / name
-                    rel = path.relative_to(REPO).as_posix()
-                    digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
-    for name in ("jinja2", "markupsafe", "pydantic", "pydantic_core", "yaml", "numpy", "ml_dtypes"):
+            for name in sorted(names):  # every file: code, templates, site assets, vendored data
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                path = Path(folder) / name
+                rel = path.relative_to(REPO).as_posix()
+                digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in (
+        "jinja2",
+        "markupsafe",
+        "pydantic",
+        "pydantic_core",
+        "yaml",
+        "numpy",
+        "ml_dtypes",
+        "markdown_it",
+        "mdurl",
+    ):
         spec = importlib.util.find_spec(name)
         origin = spec.origin if spec is not None else None
         digest.update(f"{name}={_file_stamp(origin)}\0".encode())
@@ -350,11 +389,13 @@ class _Inputs:
                 self.problems.append(rel)  # the loader reports it, with its location
                 continue
             self.entries[rel] = entry
-        catalog = "".join(f"{rel}\0{self.entries[rel][-1] if rel in self.entries else '-'}\0" for rel in catalog_rels)
+        catalog = "".join(
+            f"{rel}\0{fs.digest(self.entries[rel]) if rel in self.entries else '-'}\0" for rel in catalog_rels
+        )
         self.catalog_key = fs.sha256(catalog.encode())
 
     def op_key(self, generator_key: str, rel: str) -> str:
-        digest = self.entries[rel][-1] if rel in self.entries else "-"
+        digest = fs.digest(self.entries[rel]) if rel in self.entries else "-"
         return fs.sha256(f"{generator_key}\0{self.catalog_key}\0{rel}\0{digest}".encode())
 
 
@@ -682,6 +723,7 @@ class _Run:
         self.changed_stamps = False
         self.state: dict = {}
         self.trust = 0
+        self.fd: int | None = None
 
     def run(self) -> int:
         out = self.out
@@ -697,7 +739,8 @@ class _Run:
         if not out.is_dir():
             raise GenerateError(f"--out {display_path(out)} is not a folder")
         try:
-            with _Lock(out, shared=False):
+            with _Lock(out, shared=False) as lock:
+                self.fd = lock.fd  # the output folder: files are looked at relative to it
                 return self._locked()
         except BaseException:
             if created:
@@ -763,8 +806,8 @@ class _Run:
         units = units_of({u for op in kept.values() for u in op["parts"]}, self.only)
         aggregates = self._kept_aggregates(generator_key, inputs, kept, units) if not todo else {}
         if len(aggregates) == len(units) and record is not None:
-            produced = {f: e[-1] for op in kept.values() for f, e in op["files"].items()}
-            produced.update({f: e[-1] for agg in aggregates.values() for f, e in agg["files"].items()})
+            produced = {f: fs.digest(e) for op in kept.values() for f, e in op["files"].items()}
+            produced.update({f: fs.digest(e) for agg in aggregates.values() for f, e in agg["files"].items()})
             if record == record_text(produced):  # owns exactly what is produced: nothing to delete
                 if self.changed_stamps:  # remember the new stamps: the next run hashes nothing
                     self._save_state(generator_key, inputs, kept, aggregates)
@@ -779,9 +822,10 @@ class _Run:
         """The aggregate units whose inputs (the ops' rows) are unchanged and whose files are intact."""
         kept = {}
         known = self.state.get("aggregate", {})
+        keys = _aggregate_keys(generator_key, inputs, ops, units)
         for unit in units:
             entry = known.get(unit)
-            if entry is not None and entry["key"] == _aggregate_key(generator_key, inputs, ops, unit):
+            if entry is not None and entry["key"] == keys[unit]:
                 files = self._verify(entry["files"], self.trust)
                 if files is not None:
                     kept[unit] = {**entry, "files": files}
@@ -791,10 +835,10 @@ class _Run:
         """Fresh fingerprints of ``files`` ({relative path: fingerprint}) when every one is on
         disk with the recorded content; None otherwise."""
         fresh = {}
-        root = self.root
+        fingerprint, fd = fs.fingerprint, self.fd
         for rel, known in files.items():
-            entry = fs.fingerprint(root + rel, known, trust)
-            if entry is None or entry[-1] != known[-1]:
+            entry = fingerprint(rel, known, trust, dir_fd=fd)
+            if entry is None or entry[-fs.DIGEST :] != known[-fs.DIGEST :]:
                 return None
             if entry is not known:
                 self.changed_stamps = True
@@ -872,7 +916,7 @@ class _Run:
                 for f, digest in files.items():
                     if f in produced:
                         raise GenerateError(f"{f} would be written for both {owner[f]} and {who}")
-                    produced[f], owner[f] = digest if isinstance(digest, str) else digest[-1], who
+                    produced[f], owner[f] = fs.digest(digest), who
 
             for rel, op in kept.items():
                 claim(op["files"], rel)
@@ -890,11 +934,13 @@ class _Run:
             for rel, result in results.items():
                 ops[rel]["files"] = {f: stamp(self.root + f, digest) for f, digest in result["files"].items()}
             for op in kept.values():  # damaged files written again get new stamps
-                op["files"] = {f: stamp(self.root + f, e[-1]) if f in changes else e for f, e in op["files"].items()}
+                op["files"] = {
+                    f: stamp(self.root + f, fs.digest(e)) if f in changes else e for f, e in op["files"].items()
+                }
+            keys = _aggregate_keys(generator_key, inputs, ops, fresh_aggregates)
             for unit, agg in fresh_aggregates.items():
                 files = {f: stamp(self.root + f, digest) for f, digest in agg["files"].items()}
-                key = _aggregate_key(generator_key, inputs, ops, unit)
-                aggregates[unit] = {"key": key, "files": files, "raw": agg["raw"]}
+                aggregates[unit] = {"key": keys[unit], "files": files, "raw": agg["raw"]}
             known = self.state.get("ops", {})
             if any(known.get(rel, {}).get("rows") != ops[rel]["rows"] for rel in results):
                 store = self._rows_store() if store is None else store
@@ -966,7 +1012,7 @@ class _Run:
         changes, strangers = [], []
         for rel in sorted(staged):
             current = fs.fingerprint(root + rel, None, 0)
-            if current is not None and current[-1] == produced[rel]:
+            if current is not None and fs.digest(current) == produced[rel]:
                 continue  # already there, byte for byte
             if owned is None and os.path.lexists(root + rel):
                 strangers.append(rel)  # no record, and a file that is not what generate would write
@@ -1037,10 +1083,15 @@ class _Run:
         _write_sealed(self.out / STATE, state)
 
 
-def _aggregate_key(generator_key: str, inputs: _Inputs, ops: dict[str, dict], unit: str) -> str:
-    """What one aggregate unit's files depend on: generator, catalogue, the ops' rows for it."""
-    parts = ",".join(sorted(op["parts"][unit] for op in ops.values() if unit in op["parts"]))
-    return fs.sha256(f"{generator_key}\0{inputs.catalog_key}\0{unit}\0{parts}".encode())
+def _aggregate_keys(generator_key: str, inputs: _Inputs, ops: dict[str, dict], units) -> dict[str, str]:
+    """What each aggregate unit's files depend on: generator, catalogue, the ops' rows for it."""
+    parts: dict[str, list[str]] = {unit: [] for unit in units}
+    for op in ops.values():
+        for unit, digest in op["parts"].items():
+            if unit in parts:
+                parts[unit].append(digest)
+    head = f"{generator_key}\0{inputs.catalog_key}\0"
+    return {unit: fs.sha256(f"{head}{unit}\0{','.join(sorted(found))}".encode()) for unit, found in parts.items()}
 
 
 def _relinked(ops: dict[str, dict], names: frozenset) -> list[str]:
@@ -1086,7 +1137,7 @@ class _Reuse:
             return None
         raw, known = entry
         found = fs.fingerprint(self.root + rel, known, self.trust)
-        return (raw, known[-1]) if found is not None and found[-1] == known[-1] else None
+        return (raw, fs.digest(known)) if found is not None and fs.digest(found) == fs.digest(known) else None
 
 
 def _shown(rels: list[str]) -> str:

@@ -238,9 +238,10 @@ def test_hand_edited_state_is_ignored(tmp_path, capsys):
     state = json.loads(body)
     import hashlib
 
-    entry = state["ops"]["elu_backward.yaml"]["files"]["docs/en/aclnnEluBackward.md"]
+    files = state["ops"]["elu_backward.yaml"]["files"]
     st = target.stat()
-    entry[:] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, hashlib.sha256(b"hand edit\n").hexdigest()]
+    digest = hashlib.sha256(b"hand edit\n").hexdigest()
+    files["docs/en/aclnnEluBackward.md"] = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{digest}"
     (out / STATE).write_bytes(seal + b"\n" + json.dumps(state).encode())
     capsys.readouterr()
     assert generate(specs, out) == 0

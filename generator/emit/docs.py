@@ -977,16 +977,29 @@ class _MaintainerPage(_Page):
 # Index
 
 
-def index_row(info: OpInfo, catalog: Catalog) -> dict:
-    """One op's entry of the index (plain data; the page paths are added per flavour)."""
+def index_row(info: OpInfo, catalog: Catalog, env) -> dict:
+    """One op's entry of the index (plain data; the page paths are added per flavour), with its
+    row of the site's index as HTML (``site``): a table row renders alike alone and among others."""
     spec = info.spec
-    return {
+    row = {
         "page": spec.name,
         "name": esc.md_cell(spec.name),
         "summary_zh": esc.md_cell(pick(spec.summary, "zh")),
         "summary_en": esc.md_cell(pick(spec.summary, "en")),
         "products": "<br>".join(esc.md_cell(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
     }
+    row["site"] = _site_index_parts(env, [row])[1]
+    return row
+
+
+def _site_index_parts(env, rows: list[dict]) -> tuple[str, str, str]:
+    """The site's index page body as (before the table body, the table body rows, after it)."""
+    from generator.emit import site
+
+    html = site.to_html(index_page(env, rows, "site"))
+    head, _, rest = html.partition("<tbody>\n")
+    body, _, tail = rest.partition("</tbody>\n")
+    return head + "<tbody>\n", body, "</tbody>\n" + tail
 
 
 def _index_context(rows: list[dict], ext: str = ".md") -> dict:
@@ -1065,30 +1078,45 @@ def index_page(env, rows: list[dict], flavour: str = "md") -> str:
     return env.get_template("docs/index.md.j2").render(**_index_context(rows, ext))
 
 
-def aggregate_files(env, catalog: Catalog, index_rows: list[dict], matrix_rows: list[dict]) -> dict[str, str]:
+def aggregate_files(env, catalog: Catalog, index_rows: list[dict], matrix_views: list[dict]) -> dict[str, str]:
     """The docs files that are not one op's: index, support matrix and site assets."""
     out = index_files(env, index_rows)
-    out.update(matrix_files(env, catalog, matrix_rows))
+    out.update(matrix_files(env, catalog, matrix_views))
     out.update(asset_files(env))
     return out
 
 
 def index_files(env, rows: list[dict]) -> dict[str, str]:
-    """``docs/README.md`` and the site's index page from the ops' ``index_row``\\ s (in op order)."""
+    """``docs/README.md`` and the site's index page from the ops' ``index_row``\\ s (in op order).
+
+    The site page is the Markdown index rendered to HTML; its table rows are the ops' own ``site``
+    rows (the same HTML: the Markdown renderer parses each table row on its own)."""
     from generator.emit import site
 
-    target, html = site.page(env, "README.md", index_page(env, rows, "site"))
-    return {"docs/README.md": index_page(env, rows), f"docs/site/{target}": html}
+    if not rows:
+        target, html = site.page(env, "README.md", index_page(env, rows, "site"))
+        return {"docs/README.md": index_page(env, rows), f"docs/site/{target}": html}
+    head, _, tail = _site_index_parts(env, rows[:1])
+    body = head + "".join(row["site"] for row in rows) + tail
+    html = site.page_html(env, "README.md", body, title=site.markdown_title(index_page(env, rows[:1], "site")))
+    return {"docs/README.md": index_page(env, rows), f"docs/site/{html[0]}": html[1]}
 
 
-def matrix_files(env, catalog: Catalog, rows: list[dict]) -> dict[str, str]:
-    """The support matrix (Markdown and site page) from the ops' ``matrix.row``\\ s (in op order)."""
+def matrix_files(env, catalog: Catalog, views: list[dict]) -> dict[str, str]:
+    """The support matrix (Markdown and site page) from the ops' ``matrix_view``\\ s (in op order)."""
     from generator.emit import matrix, site
 
     return {
-        "docs/support_matrix.md": matrix.rows_markdown(catalog, rows),
-        "docs/site/support_matrix.html": site.matrix_page(env, catalog, rows),
+        "docs/support_matrix.md": matrix.markdown_from(catalog, [view["md"] for view in views]),
+        "docs/site/support_matrix.html": site.matrix_page(env, catalog, [view["site"] for view in views]),
     }
+
+
+def matrix_view(env, catalog: Catalog, row: dict) -> dict:
+    """What the support matrix files need from one op, given its ``matrix.row``."""
+    from generator.emit import matrix
+
+    return {"md": matrix.md_view(catalog, row), "site": matrix.site_view(env, catalog, row)}
 
 
 def asset_files(env) -> dict[str, str]:
@@ -1113,6 +1141,7 @@ def files(project: Project, env, cpp_files: dict[str, str] | None = None) -> dic
         own = {lang: cpp.op_samples(samples, info.spec.name, lang) for lang in LANGS}
         out.update(op_files(info, catalog, names, env, own))
     table = matrix.build(project, env)
-    index = [index_row(info, catalog) for info in project.ops]
-    out.update(aggregate_files(env, catalog, index, matrix.rows(project, table)))
+    index = [index_row(info, catalog, env) for info in project.ops]
+    views = [matrix_view(env, catalog, row) for row in matrix.rows(project, table)]
+    out.update(aggregate_files(env, catalog, index, views))
     return dict(sorted(out.items()))

@@ -113,11 +113,32 @@ def _dtypes(dtypes) -> str:
 
 def markdown(project: Project, matrix: Matrix, ext: str = ".md") -> str:
     """``docs/support_matrix.md``: main input per op x product, then one table per op (every tensor)."""
-    return rows_markdown(project.catalog, rows(project, matrix), ext)
+    catalog = project.catalog
+    return markdown_from(catalog, [md_view(catalog, r, ext) for r in rows(project, matrix)], ext)
 
 
-def rows_markdown(catalog: Catalog, op_rows: list[dict], ext: str = ".md") -> str:
-    """``markdown`` from the ops' ``row``\\ s (in op order)."""
+def md_view(catalog: Catalog, r: dict, ext: str = ".md") -> dict:
+    """One op's lines of ``docs/support_matrix.md`` (from its ``row``): its line of the first table
+    and its own table."""
+    products = catalog.products.products
+    name, table, main = r["name"], r["table"], r["main_input"]
+    cells = " | ".join(_dtypes(table[p.tag].get(main, ())) for p in products)
+    line = (
+        f"| [{esc.md_cell(name)}](zh/{name}{ext}) ([en](en/{name}{ext})) · [{esc.md_cell('所有张量 / all tensors')}]"
+        f"(#{anchor(name)}) | {esc.md_cell(main)} | {cells} |"
+    )
+    section = ["", f"## {esc.md_inline(name)}", ""]
+    section.append("| 张量 / Tensor | " + " | ".join(esc.md_cell(p.zh) for p in products) + " |")
+    section.append("| --- |" + " --- |" * len(products))
+    for tensor, output in r["tensors"]:
+        role = "输出 / output" if output else "输入 / input"
+        cells = " | ".join(_dtypes(table[p.tag].get(tensor, ())) for p in products)
+        section.append(f"| {esc.md_cell(tensor)}（{role}） | {cells} |")
+    return {"line": line, "section": section}
+
+
+def markdown_from(catalog: Catalog, views: list[dict], ext: str = ".md") -> str:
+    """``markdown`` from the ops' ``md_view``\\ s (in op order)."""
     products = catalog.products.products
     head = "| 算子 / Operator | 主输入 / Main input | " + " | ".join(esc.md_cell(p.zh) for p in products) + " |"
     rule = "| --- | --- |" + " --- |" * len(products)
@@ -136,22 +157,9 @@ def rows_markdown(catalog: Catalog, op_rows: list[dict], ext: str = ".md") -> st
         head,
         rule,
     ]
-    for r in op_rows:
-        name, table, main = r["name"], r["table"], r["main_input"]
-        cells = " | ".join(_dtypes(table[p.tag].get(main, ())) for p in products)
-        lines.append(
-            f"| [{esc.md_cell(name)}](zh/{name}{ext}) ([en](en/{name}{ext})) · [{esc.md_cell('所有张量 / all tensors')}]"
-            f"(#{anchor(name)}) | {esc.md_cell(main)} | {cells} |"
-        )
-    for r in op_rows:
-        name, table = r["name"], r["table"]
-        lines += ["", f"## {esc.md_inline(name)}", ""]
-        lines.append("| 张量 / Tensor | " + " | ".join(esc.md_cell(p.zh) for p in products) + " |")
-        lines.append("| --- |" + " --- |" * len(products))
-        for tensor, output in r["tensors"]:
-            role = "输出 / output" if output else "输入 / input"
-            cells = " | ".join(_dtypes(table[p.tag].get(tensor, ())) for p in products)
-            lines.append(f"| {esc.md_cell(tensor)}（{role}） | {cells} |")
+    lines += [view["line"] for view in views]
+    for view in views:
+        lines += view["section"]
     lines += ["", "产品 / Products:", ""]
     for p in products:
         english = f" / {esc.md_inline(p.en)}" if p.en != p.zh else ""
@@ -159,47 +167,51 @@ def rows_markdown(catalog: Catalog, op_rows: list[dict], ext: str = ".md") -> st
     return "\n".join(lines) + "\n"
 
 
-def site_context(project: Project, matrix: Matrix) -> dict:
+def site_context(project: Project, matrix: Matrix, env) -> dict:
     """Escaped pieces for the site's matrix page."""
-    return rows_site_context(project.catalog, rows(project, matrix))
+    catalog = project.catalog
+    return site_context_from(catalog, [site_view(env, catalog, r) for r in rows(project, matrix)])
 
 
-def rows_site_context(catalog: Catalog, op_rows: list[dict]) -> dict:
-    """``site_context`` from the ops' ``row``\\ s (in op order)."""
+def site_view(env, catalog: Catalog, r: dict) -> dict:
+    """One op's part of the site's matrix page (from its ``row``): its ``<tbody>`` and the dtypes
+    it lists (for the page's filter)."""
+    name, table, main = r["name"], r["table"], r["main_input"]
+    tensors = []
+    for tensor, output in r["tensors"]:
+        tensors.append(
+            {
+                "name": esc.html_text(tensor),
+                "output": output,
+                "main": tensor == main,
+                "cells": [
+                    {
+                        "tag": esc.html_attr(p.tag),
+                        "dtypes": [esc.html_text(d) for d in table[p.tag].get(tensor, ())],
+                    }
+                    for p in catalog.products.products
+                ],
+            }
+        )
+    op = {
+        "name": esc.html_text(name),
+        "id": esc.html_attr(anchor(name)),
+        "zh": esc.html_attr(esc.url(f"zh/{name}.html")),
+        "en": esc.html_attr(esc.url(f"en/{name}.html")),
+        "summary_zh": esc.html_text(r["summary_zh"]),
+        "summary_en": esc.html_text(r["summary_en"]),
+        "tensors": tensors,
+    }
+    used = sorted({d for cells in table.values() for ds in cells.values() for d in ds})
+    return {"tbody": env.get_template("docs/site/matrix_op.html.j2").render(op=op), "dtypes": used}
+
+
+def site_context_from(catalog: Catalog, views: list[dict]) -> dict:
+    """``site_context`` from the ops' ``site_view``\\ s (in op order)."""
     products = [
         {"tag": esc.html_attr(p.tag), "zh": esc.html_text(p.zh), "en": esc.html_text(p.en)}
         for p in catalog.products.products
     ]
-    used = {d for r in op_rows for cells in r["table"].values() for ds in cells.values() for d in ds}
+    used = {d for view in views for d in view["dtypes"]}
     dtypes = [esc.html_text(d.name) for d in catalog.dtypes.dtypes if d.name in used]
-    ops = []
-    for r in op_rows:
-        name, table, main = r["name"], r["table"], r["main_input"]
-        tensors = []
-        for tensor, output in r["tensors"]:
-            tensors.append(
-                {
-                    "name": esc.html_text(tensor),
-                    "output": output,
-                    "main": tensor == main,
-                    "cells": [
-                        {
-                            "tag": esc.html_attr(p.tag),
-                            "dtypes": [esc.html_text(d) for d in table[p.tag].get(tensor, ())],
-                        }
-                        for p in catalog.products.products
-                    ],
-                }
-            )
-        ops.append(
-            {
-                "name": esc.html_text(name),
-                "id": esc.html_attr(anchor(name)),
-                "zh": esc.html_attr(esc.url(f"zh/{name}.html")),
-                "en": esc.html_attr(esc.url(f"en/{name}.html")),
-                "summary_zh": esc.html_text(r["summary_zh"]),
-                "summary_en": esc.html_text(r["summary_en"]),
-                "tensors": tensors,
-            }
-        )
-    return {"products": products, "dtypes": dtypes, "ops": ops}
+    return {"products": products, "dtypes": dtypes, "tbodies": [view["tbody"] for view in views]}

@@ -126,41 +126,52 @@ def build(project: Project, env, pages: dict[str, str], matrix) -> dict[str, str
     """Every site file by path under ``docs/site/``."""
     from generator.emit import matrix as mx
 
+    catalog = project.catalog
     out = {target: text for rel, text in pages.items() for target, text in [page(env, rel, text)]}
-    out.update(aggregate_files(env, project.catalog, mx.rows(project, matrix)))
+    out.update(aggregate_files(env, catalog, [mx.site_view(env, catalog, row) for row in mx.rows(project, matrix)]))
     return dict(sorted(out.items()))
 
 
 def page(env, rel: str, text: str) -> tuple[str, str]:
     """One docs page (``rel`` under ``docs/``, Markdown in the site flavour) as (path under
     ``docs/site/``, HTML)."""
+    return page_html(env, rel, to_html(text), markdown_title(text))
+
+
+def markdown_title(text: str) -> str:
+    """The title of a page from its Markdown (its first heading, as plain text)."""
+    return _unescape_md(_title(text))
+
+
+def page_html(env, rel: str, body: str, title: str) -> tuple[str, str]:
+    """A page (``rel`` under ``docs/``) from its HTML body and title: (path under ``docs/site/``, HTML)."""
     target = "index.html" if rel == "README.md" else rel[: -len(".md")] + ".html"
     depth = target.count("/")
     root = "../" * depth
     lang, other = _languages(target)
     html = env.get_template("docs/site/page.html.j2").render(
-        title=_unescape_md(_title(text)),
+        title=title,
         lang=lang or "zh",
         root=root,
         other=other,
-        body=to_html(text),
+        body=body,
         page_class="maintainers" if "/maintainers/" in target else ("index" if depth == 0 else "op"),
     )
     return target, html
 
 
-def aggregate_files(env, catalog, matrix_rows: list[dict]) -> dict[str, str]:
-    """The matrix page (from the ops' ``matrix.row``\\ s, in op order) and the assets."""
-    out = {"support_matrix.html": matrix_page(env, catalog, matrix_rows)}
+def aggregate_files(env, catalog, matrix_views: list[dict]) -> dict[str, str]:
+    """The matrix page (from the ops' ``matrix.site_view``\\ s, in op order) and the assets."""
+    out = {"support_matrix.html": matrix_page(env, catalog, matrix_views)}
     out.update(asset_files(env))
     return out
 
 
-def matrix_page(env, catalog, matrix_rows: list[dict]) -> str:
-    """``support_matrix.html`` from the ops' ``matrix.row``\\ s (in op order)."""
+def matrix_page(env, catalog, matrix_views: list[dict]) -> str:
+    """``support_matrix.html`` from the ops' ``matrix.site_view``\\ s (in op order)."""
     from generator.emit import matrix as mx
 
-    body = env.get_template("docs/site/matrix.html.j2").render(**mx.rows_site_context(catalog, matrix_rows))
+    body = env.get_template("docs/site/matrix.html.j2").render(**mx.site_context_from(catalog, matrix_views))
     return env.get_template("docs/site/page.html.j2").render(
         title="aclnn 支持矩阵 / Support matrix",
         lang="zh",

@@ -63,6 +63,7 @@ class _Search:
         self.params: tuple[str, ...] = tuple(module.PARAMS)
         self.outputs = frozenset(module.OUTPUTS)
         self.witnesses = self._witnesses()
+        self._full: dict[tuple[str, int], dict | None] = {}  # (product, witness index) -> _inferred
 
     def _witnesses(self) -> list[dict]:
         from generator.runtime.examples import arguments
@@ -125,17 +126,20 @@ class _Search:
 
     def witness(self, product: str, param: str, dtype: str) -> dict | None:
         """Arguments (docs' names) of a call the validator accepts with ``param`` of ``dtype``, or None."""
-        for raw in self.witnesses:
-            for args in self._variants(product, raw, param, dtype):
+        for index, raw in enumerate(self.witnesses):
+            for args in self._variants(product, index, raw, param, dtype):
                 if self._accepts(product, args):
                     return args
         return None
 
-    def _variants(self, product: str, raw: dict, param: str, dtype: str):
+    def _variants(self, product: str, index: int, raw: dict, param: str, dtype: str):
         target = raw.get(param)
         if isinstance(target, TensorDesc):  # given in the witness: change its dtype class, re-infer outputs
             yield _retype(raw, [n for n, v in raw.items() if _same_dtype(v, target)], dtype)
-        full = self._inferred(product, raw)
+        key = (product, index)
+        if key not in self._full:  # the same for every tensor and dtype tried with this witness
+            self._full[key] = self._inferred(product, raw)
+        full = self._full[key]
         if full is None or not isinstance(full.get(param), TensorDesc):
             return
         target = full[param]
