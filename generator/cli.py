@@ -1,4 +1,4 @@
-"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples, import-doc."""
+"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples, import-doc, diff, sync."""
 
 from __future__ import annotations
 
@@ -62,6 +62,8 @@ def cmd_lint(args) -> int:
         reviews += len(markers)
         if args.strict:
             diags += _strict_diagnostics(project) + markers
+        if args.deep:
+            diags += _deep(project)
     for d in sorted(set(diags)):
         print(d, file=sys.stderr)
     if diags:
@@ -70,6 +72,20 @@ def cmd_lint(args) -> int:
     pending = f" ({reviews} review marker(s) left; 'opgen lint --strict' lists them)" if reviews else ""
     print(f"opgen lint: {count} spec(s) OK{pending}")
     return 0
+
+
+def _deep(project) -> list[Diagnostic]:
+    """--deep: kernel contract, example run, every check case (generator.deep); notes on stdout."""
+    from generator.deep import deep_check
+
+    diags = []
+    for report in deep_check(project):
+        for note in report.notes:
+            print(f"opgen lint --deep: {report.op}: {note}")
+        if report.diagnostics:
+            print(f"opgen lint --deep: {report.op}: {len(report.diagnostics)} problem(s), listed on stderr")
+        diags += report.diagnostics
+    return diags
 
 
 def _review_markers(project) -> list[Diagnostic]:
@@ -170,6 +186,18 @@ def cmd_import_doc(args) -> int:
     return run(args, DEFAULT_SPECS)
 
 
+def cmd_diff(args) -> int:
+    from generator.docimport.command import run_diff
+
+    return run_diff(args, DEFAULT_SPECS)
+
+
+def cmd_sync(args) -> int:
+    from generator.docimport.command import run_sync
+
+    return run_sync(args, DEFAULT_SPECS)
+
+
 def cmd_samples(args) -> int:
     from generator.csamples import command
 
@@ -186,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
         "--strict",
         action="store_true",
         help="also require English text for every prose field and report every review marker",
+    )
+    lint.add_argument(
+        "--deep",
+        action="store_true",
+        help="also prove each spec works: kernel signature, example run against 'expected', every check case",
     )
     lint.set_defaults(func=cmd_lint)
 
@@ -217,6 +250,28 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--en", type=Path, action="append", metavar="DOC", help="English twin of a DOC (once per DOC)")
     imp.add_argument("-q", "--quiet", action="store_true", help="print only errors and the coverage lines")
     imp.set_defaults(func=cmd_import_doc)
+
+    diff = sub.add_parser(
+        "diff", help="what changed between two docs or specs (or folders of them): breaking or compatible"
+    )
+    diff.add_argument("old", type=Path, metavar="OLD", help="a spec, a doc or a folder")
+    diff.add_argument("new", type=Path, metavar="NEW", help="a spec, a doc or a folder")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.set_defaults(func=cmd_diff)
+
+    sync = sub.add_parser("sync", help="update a curated spec from a new version of its doc")
+    sync.add_argument("spec", type=Path, metavar="SPEC")
+    sync.add_argument("doc", type=Path, metavar="DOC")
+    sync.add_argument("--en", type=Path, default=None, metavar="DOC", help="the doc's English twin")
+    sync.add_argument(
+        "--base",
+        type=Path,
+        default=None,
+        metavar="DOC",
+        help="the doc version the spec was last synced with (default: the copy kept in specs/upstream/)",
+    )
+    sync.add_argument("--dry-run", action="store_true", help="print the changes; write nothing")
+    sync.set_defaults(func=cmd_sync)
 
     samples = sub.add_parser("samples", help="compile every generated C++ sample; --run: build, run and check them")
     samples.add_argument("--out", type=Path, default=DEFAULT_OUT)

@@ -253,7 +253,7 @@ class SpecEvaluator:
         if kind == "dtype_supported":
             return arg.dtype not in self.dtypes[name].get(product, ())
         if kind == "format_supported":
-            return arg.format not in self.params[name].tensor.formats
+            return not self.params[name].tensor.accepts_format(arg.format, arg.rank)
         if kind == "rank_supported":
             rank = self.params[name].tensor.rank
             return not rank.min <= arg.rank <= rank.max

@@ -2,20 +2,26 @@
 
 Syntax is a small subset of Python expressions (parsed with :mod:`ast`, never evaluated):
 
-* literals (int, float, true/false/True/False), list literals ``[1, 2]``;
+* literals (int, float, true/false/True/False), list literals ``[1, 2]``, and string literals that
+  are catalogue product tags (``"910b"``; compared with ``product``);
 * names: operator parameters (by their doc name), loop variables, ``product`` (the product tag),
   dtype and format names (``FLOAT16``, ``NCHW``) and the constants ``INT32_MAX`` / ``INT64_MAX``;
 * tensor attributes ``.shape .rank .dtype .format .numel .empty``; scalar attributes ``.value .dtype``;
 * indexing ``x[i]`` (negative from the end) and slicing ``x[a:b]`` of int/bool lists;
 * ``+ - * // % /``, comparisons (chained), ``in`` / ``not in``, ``and or not``, ``a if c else b``;
-* functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``pool_out(in, k, s, p, d, ceil)``;
-* quantifiers ``all(e for v in xs)``, ``any(...)``, ``sum(...)`` over a list or ``range(n)``.
+* null tests ``present(p)``, ``p is None``, ``p is not None`` (not a use of ``p``: see
+  :func:`names_used`);
+* functions (see :data:`FUNCTIONS`), e.g. ``len(x)``, ``broadcast_shape(a, b)``, ``f32(x)``;
+* comprehensions ``[e for v in xs if c]`` over any list or ``range(a, b)``: a typed list;
+* reductions ``all any sum prod min max`` of a list or of a generator ``f(e for v in xs if c)``
+  (lazy, like Python's); ``min``/``max`` also of two numbers.
 
+Every function's semantics is documented once, in the README's table of rule functions.
 Every expression is converted into the typed node tree below; emitters walk that tree, and
 :class:`Evaluator` computes it in process (lint: constant bounds, the example against its checks).
 Spec text is untrusted, so a rule is bounded (:data:`MAX_LENGTH`, :data:`MAX_NODES`,
-:data:`MAX_DEPTH`; literals fit int64 or are finite; quantifiers do not nest; ``range``/``expand``
-build at most :data:`MAX_ITEMS` items) and loop variables hide no other name.
+:data:`MAX_DEPTH`; literals fit int64 or are finite; quantifiers and comprehensions do not nest;
+``range``/``expand`` build at most :data:`MAX_ITEMS` items) and loop variables hide no other name.
 """
 
 from __future__ import annotations
@@ -35,7 +41,11 @@ INT, FLOAT, BOOL, DTYPE, FORMAT, PRODUCT = "int", "float", "bool", "dtype", "for
 INTS, BOOLS, FLOATS = "int[]", "bool[]", "float[]"
 TENSOR, SCALAR = "tensor", "scalar"
 NUMERIC = (INT, FLOAT, BOOL)
-LISTS = {INTS: INT, BOOLS: BOOL, FLOATS: FLOAT}
+LISTS = {INTS: INT, BOOLS: BOOL, FLOATS: FLOAT}  # the list types a parameter can have
+DTYPES, FORMATS, PRODUCTS = "dtype[]", "format[]", "product[]"
+# Every list type an expression can build (literals, comprehensions) -> its element type.
+ELEMENTS = {**LISTS, DTYPES: DTYPE, FORMATS: FORMAT, PRODUCTS: PRODUCT}
+LIST_OF = {element: list_type for list_type, element in ELEMENTS.items()}
 
 ATTRIBUTES: dict[str, dict[str, str]] = {
     TENSOR: {"shape": INTS, "rank": INT, "dtype": DTYPE, "format": FORMAT, "numel": INT, "empty": BOOL},
@@ -43,6 +53,11 @@ ATTRIBUTES: dict[str, dict[str, str]] = {
 }
 
 CONSTANTS = {"INT32_MAX": 2**31 - 1, "INT64_MAX": 2**63 - 1}
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """Spec text quoted for an error message (shortened; escapes keep it on one line)."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 class ExprError(Exception):
@@ -158,11 +173,41 @@ class Quant(Node):
     iterable: Node
 
 
-# Functions: name -> (argument types, result type). "num" accepts int/float; "list" any list.
-# Their semantics are generator.runtime.rules (Python) and opgen/checks.h (C++).
+@dataclass(frozen=True)
+class Comp(Node):
+    """``[elt for var in iterable if cond]``: a list (type ``LIST_OF[elt.type]``). As the one argument
+    of a reduction (``all any sum prod min max``) it is the generator ``f(elt for var in ...)``."""
+
+    elt: Node
+    var: str
+    iterable: Node
+    cond: Node | None
+
+
+@dataclass(frozen=True)
+class NullTest(Node):
+    """``present(p)`` / ``p is not None`` (``is_null`` False) or ``p is None`` (True).
+
+    The parameter is a plain string, not a :class:`Name`: a null test is not a use of ``p``, so a
+    check that only tests ``p`` for null is not skipped when ``p`` is null (see :func:`names_used`).
+    """
+
+    param: str
+    is_null: bool
+
+
+@dataclass(frozen=True)
+class ProductTag(Node):
+    """A string literal naming a catalogue product (``"910b"``)."""
+
+    tag: str
+
+
+# Functions with a fixed signature: name -> (argument types, result type). "num" accepts int/float;
+# "list" any list. Their semantics are documented once, in the README's table of rule functions,
+# and implemented by generator.runtime.rules (Python) and opgen/checks.h (C++).
 FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "len": (("list",), INT),
-    "prod": ((INTS,), INT),
     "abs": (("num",), "num"),
     "ceil_div": ((INT, INT), INT),
     "pool_out": ((INT, INT, INT, INT, INT, BOOL), INT),
@@ -173,9 +218,21 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "promotable": ((DTYPE, DTYPE), BOOL),
     "promote": ((DTYPE, DTYPE), DTYPE),
     "is_private": ((FORMAT,), BOOL),
-    "min": (("num", "num"), "num"),
-    "max": (("num", "num"), "num"),
+    "broadcast_shape": ((INTS, INTS), INTS),
+    "broadcastable": ((INTS, INTS), BOOL),
+    "f32": (("num",), FLOAT),
 }
+# Reductions of a list or of a generator (``all(e for v in xs if c)``); ``min``/``max`` also take two
+# numbers. ``present`` is the null test; ``range`` only appears as what a loop iterates over.
+REDUCTIONS = ("all", "any", "sum", "prod", "min", "max")
+SPECIAL_FUNCTIONS = ("present", "range")
+
+
+def function_names() -> list[str]:
+    """Every function of the rule language (what an 'unknown function' error lists)."""
+    return sorted({*FUNCTIONS, *REDUCTIONS, *SPECIAL_FUNCTIONS})
+
+
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 _CMPOPS = {
     ast.Eq: "==",
@@ -197,9 +254,10 @@ class Scope:
     dtypes: frozenset[str] = frozenset()
     formats: frozenset[str] = frozenset()
     variables: dict[str, str] = field(default_factory=dict)
+    products: frozenset[str] = frozenset()  # catalogue product tags (string literals must be one)
 
     def with_var(self, name: str, type_: str) -> Scope:
-        return Scope(self.params, self.dtypes, self.formats, {**self.variables, name: type_})
+        return Scope(self.params, self.dtypes, self.formats, {**self.variables, name: type_}, self.products)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,7 +370,7 @@ def _assignable(actual: str, expected: str) -> bool:
         return True
     if expected == "num" and actual in NUMERIC:
         return True
-    if expected == "list" and actual in LISTS:
+    if expected == "list" and actual in ELEMENTS:
         return True
     return False
 
@@ -341,6 +399,18 @@ class _Builder:
             return Const(v, type=INT, col=col)
         if isinstance(v, float):
             return Const(v, type=FLOAT, col=col)
+        if isinstance(v, str):
+            # String literals name products: product == "910b", product in ["910", "310p"].
+            if v in self.scope.products:
+                return ProductTag(v, type=PRODUCT, col=col)
+            hint = did_you_mean(v, sorted(self.scope.products))
+            raise ExprError(
+                f"unsupported literal {_quote(v)}{hint}: a string literal must be a product tag of the "
+                "catalogue (dtypes and formats are bare names)",
+                col,
+            )
+        if v is None:
+            raise ExprError("None may only appear in 'p is None' or 'p is not None' (or use present(p))", col)
         raise ExprError(f"unsupported literal {v!r} (use bare names for dtypes and formats)", col)
 
     def _Name(self, n: ast.Name, col: int) -> Node:
@@ -432,6 +502,8 @@ class _Builder:
         return BoolOp("and" if isinstance(n.op, ast.And) else "or", values, type=BOOL, col=col)
 
     def _Compare(self, n: ast.Compare, col: int) -> Node:
+        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+            return self._null_test(n, col)
         operands = (self.build(n.left), *(self.build(c) for c in n.comparators))
         ops = []
         for i, op_node in enumerate(n.ops):
@@ -440,9 +512,9 @@ class _Builder:
                 raise ExprError(f"unsupported comparison {type(op_node).__name__}", col)
             left, right = operands[i], operands[i + 1]
             if op in ("in", "not in"):
-                if right.type not in LISTS and not isinstance(right, ListLit):
+                if right.type not in ELEMENTS:
                     raise ExprError(f"right side of '{op}' must be a list, got {right.type}", right.col)
-                element = LISTS.get(right.type, right.type.removesuffix("[]"))
+                element = ELEMENTS[right.type]
                 if not (_comparable(left.type, element)):
                     raise ExprError(f"cannot test a {left.type} for membership in a list of {element}", col)
             elif op in ("==", "!="):
@@ -453,6 +525,28 @@ class _Builder:
                     self._expect(side, "num", f"operand of '{op}'")
             ops.append(op)
         return Compare(tuple(ops), operands, type=BOOL, col=col)
+
+    def _null_test(self, n: ast.Compare, col: int) -> Node:
+        """``p is None`` / ``p is not None``: one comparison of a parameter with None."""
+        if len(n.ops) != 1:
+            raise ExprError("'is' / 'is not' cannot be chained; write 'p is None' or 'p is not None'", col)
+        right = n.comparators[0]
+        if not (isinstance(right, ast.Constant) and right.value is None):
+            raise ExprError("'is' / 'is not' only compare a parameter with None", right.col_offset)
+        return self._nullable(n.left, isinstance(n.ops[0], ast.Is), col)
+
+    def _nullable(self, operand: ast.AST, is_null: bool, col: int) -> Node:
+        what = "p is None" if is_null else "present(p)"
+        if not isinstance(operand, ast.Name):
+            raise ExprError(f"{what}: p must be a parameter name", operand.col_offset)
+        name = operand.id
+        if name in self.scope.variables or name not in self.scope.params:
+            known = list(self.scope.params)
+            raise ExprError(f"{what}: '{name}' is not a parameter{did_you_mean(name, known)}", operand.col_offset)
+        kind = self.scope.params[name]
+        if kind not in (TENSOR, SCALAR, *LISTS):
+            raise ExprError(f"'{name}' is a plain C value ({kind}); it is never null", operand.col_offset)
+        return NullTest(name, is_null, type=BOOL, col=col)
 
     def _IfExp(self, n: ast.IfExp, col: int) -> Node:
         test = self.build(n.test)
@@ -491,22 +585,17 @@ class _Builder:
         name = n.func.id
         if n.keywords:
             raise ExprError(f"{name}(): keyword arguments are not supported", col)
-        if name in ("all", "any", "sum") and len(n.args) == 1 and isinstance(n.args[0], ast.GeneratorExp):
-            return self._quant(name, n.args[0], col)
-        if name in ("all", "any", "sum"):
+        if name in REDUCTIONS:
+            return self._reduction(name, n, col)
+        if name == "present":
             if len(n.args) != 1:
-                raise ExprError(f"{name}() takes one list or generator", col)
-            arg = self.build(n.args[0])
-            if arg.type not in LISTS:
-                raise ExprError(f"{name}() needs a list, got {arg.type}", arg.col)
-            if name != "sum" and arg.type != BOOLS:
-                raise ExprError(f"{name}() needs a list of bool, got {arg.type}", arg.col)
-            return Call(name, (arg,), type=BOOL if name != "sum" else LISTS[arg.type], col=col)
+                raise ExprError("present() takes one parameter name", col)
+            return self._nullable(n.args[0], False, col)
         if name == "range":
-            raise ExprError("range() may only appear as the iterable of all/any/sum", col)
+            raise ExprError("range() may only appear as what a comprehension or all/any/sum iterates over", col)
         if name not in FUNCTIONS:
-            known = [*FUNCTIONS, "all", "any", "sum"]
-            raise ExprError(f"unknown function '{name}'{did_you_mean(name, known)}", col)
+            names = function_names()
+            raise ExprError(f"unknown function '{name}'{did_you_mean(name, names)}; functions: {', '.join(names)}", col)
         params, result = FUNCTIONS[name]
         args = tuple(self.build(a) for a in n.args)
         if len(args) != len(params):
@@ -522,26 +611,87 @@ class _Builder:
                 raise ExprError(f"expand() may build more than {MAX_ITEMS} items", args[1].col)
         return Call(name, args, type=result, col=col)
 
-    def _quant(self, func: str, gen: ast.GeneratorExp, col: int) -> Node:
+    def _reduction(self, func: str, n: ast.Call, col: int) -> Node:
+        """``all any sum prod min max`` of one list or generator; ``min``/``max`` of two numbers too."""
+        if func in ("min", "max") and len(n.args) == 2:
+            args = tuple(self.build(a) for a in n.args)
+            for i, arg in enumerate(args):
+                if not _assignable(arg.type, "num"):
+                    raise ExprError(f"{func}() argument {i + 1} must be num, got {arg.type}", arg.col)
+            return Call(func, args, type=_numeric_result(args[0].type, args[1].type), col=col)
+        if len(n.args) != 1:
+            forms = "one list or generator, or two numbers" if func in ("min", "max") else "one list or generator"
+            raise ExprError(f"{func}() takes {forms}", col)
+        arg = n.args[0]
+        if isinstance(arg, ast.GeneratorExp):
+            elt, var, iterable, cond = self._comprehension(func, arg, col)
+            # The original quantifier form (its renderings unchanged) for what it always did: no
+            # filter, over ints or bools, and (sum) int items. Everything else is a reduction of a
+            # comprehension (float sums through rt.float_sum, items of any type in C++).
+            plain = cond is None and iterable.type in ("range", INTS, BOOLS)
+            if func in ("all", "any", "sum") and plain and not (func == "sum" and elt.type == FLOAT):
+                self._reduced(func, elt.type, elt.col)
+                result = BOOL if func != "sum" else (INT if elt.type == BOOL else elt.type)
+                return Quant(func, elt, var, iterable, type=result, col=col)
+            node = Comp(elt, var, iterable, cond, type=self._list_of(elt), col=elt.col)
+        else:
+            node = self.build(arg)
+            if node.type not in ELEMENTS:
+                raise ExprError(f"{func}() needs a list or a generator, got {node.type}", node.col)
+        element = ELEMENTS[node.type]
+        return Call(func, (node,), type=self._reduced(func, element, node.col), col=col)
+
+    def _reduced(self, func: str, element: str, col: int) -> str:
+        """The type of ``func`` over a list of ``element`` (an error where it does not apply)."""
+        if func in ("all", "any"):
+            if element != BOOL:
+                raise ExprError(f"{func}() needs bool items, got {element}", col)
+            return BOOL
+        if element not in NUMERIC:
+            raise ExprError(f"{func}() needs numeric items, got {element}", col)
+        if func in ("sum", "prod"):
+            return FLOAT if element == FLOAT else INT
+        return element
+
+    def _list_of(self, elt: Node) -> str:
+        if elt.type not in LIST_OF:
+            raise ExprError(
+                f"a comprehension builds a list of numbers, bools, dtypes, formats or products, not {elt.type}", elt.col
+            )
+        return LIST_OF[elt.type]
+
+    def _ListComp(self, n: ast.ListComp, col: int) -> Node:
+        elt, var, iterable, cond = self._comprehension("list comprehension", n, col)
+        return Comp(elt, var, iterable, cond, type=self._list_of(elt), col=col)
+
+    def _GeneratorExp(self, n: ast.GeneratorExp, col: int) -> Node:
+        raise ExprError(
+            f"a generator may only be the argument of {', '.join(REDUCTIONS)}; write [e for v in xs] for a list", col
+        )
+
+    def _comprehension(self, what: str, gen: ast.GeneratorExp | ast.ListComp, col: int):
+        """(elt, var, iterable, cond) of ``e for v in xs [if c]``, type-checked with ``v`` in scope."""
         if len(gen.generators) != 1:
-            raise ExprError(f"{func}(): only one 'for' clause is supported", col)
+            raise ExprError(f"{what}: only one 'for' clause is supported", col)
         comp = gen.generators[0]
-        if comp.ifs or comp.is_async or not isinstance(comp.target, ast.Name):
-            raise ExprError(f"{func}(): use the form '{func}(expr for name in list)'", col)
+        if comp.is_async or not isinstance(comp.target, ast.Name):
+            raise ExprError(f"{what}: use the form 'expr for name in list [if condition]'", col)
+        if len(comp.ifs) > 1:
+            raise ExprError(f"{what}: use one 'if' (join conditions with 'and')", comp.ifs[1].col_offset)
         var = comp.target.id
         if self.scope.variables:
             # One level only: nested loops multiply the work a validator may be asked to do.
-            raise ExprError(f"{func}(): quantifiers cannot be nested", col)
+            raise ExprError(f"{what}: quantifiers and comprehensions cannot be nested", col)
         self._check_var(var, comp.target.col_offset)
         iterable = self._iterable(comp.iter)
-        element = INT if isinstance(iterable, Range) else LISTS[iterable.type]
+        element = INT if isinstance(iterable, Range) else ELEMENTS[iterable.type]
         inner = _Builder(self.scope.with_var(var, element))
         elt = inner.build(gen.elt)
-        if func == "sum":
-            self._expect(elt, "num", "sum() element")
-            return Quant(func, elt, var, iterable, type=elt.type if elt.type != BOOL else INT, col=col)
-        self._expect(elt, BOOL, f"{func}() element")
-        return Quant(func, elt, var, iterable, type=BOOL, col=col)
+        cond = None
+        if comp.ifs:
+            cond = inner.build(comp.ifs[0])
+            inner._expect(cond, BOOL, f"{what}: the 'if' condition")
+        return elt, var, iterable, cond
 
     def _check_var(self, var: str, col: int) -> None:
         """A loop variable must be a fresh ASCII name that hides nothing and every target accepts."""
@@ -557,7 +707,7 @@ class _Builder:
             what = "a dtype, format or constant name"
         elif var in ("product", "true", "false"):
             what = "a name of the rule language"
-        elif var in FUNCTIONS or var in ("all", "any", "sum", "range"):
+        elif var in function_names():
             what = "a function of the rule language"
         elif var in CPP_RESERVED:
             what = "a C++ keyword or a name the C++ checks use"
@@ -584,7 +734,7 @@ class _Builder:
                 )
             return node
         node = self.build(n)
-        if node.type not in LISTS:
+        if node.type not in ELEMENTS:
             raise ExprError(f"cannot iterate over a value of type {node.type}", node.col)
         return node
 
@@ -598,29 +748,26 @@ def _comparable(a: str, b: str) -> bool:
         return True
     if a in NUMERIC and b in NUMERIC:
         return True
-    if a in LISTS and b in LISTS:
+    if a in LISTS and b in LISTS:  # lists of numbers compare item by item
         return True
     return False
 
 
 def names_used(node: Node) -> set[str]:
-    """Parameter names referenced by an expression."""
-    found: set[str] = set()
+    """Parameters an expression reads. A check that uses a nullable parameter is skipped when that
+    parameter is null (emitters and lint guard it); a parameter that is only tested for null
+    (``present(p)``, ``p is None``: see :func:`names_tested`) is not a use."""
+    return {n.id for n in walk(node) if isinstance(n, Name) and n.kind == "param"}
 
-    def visit(n):
-        if isinstance(n, Name) and n.kind == "param":
-            found.add(n.id)
-        if isinstance(n, Node):
-            for value in vars(n).values():
-                if isinstance(value, Node):
-                    visit(value)
-                elif isinstance(value, tuple):
-                    for item in value:
-                        if isinstance(item, Node):
-                            visit(item)
 
-    visit(node)
-    return found
+def names_tested(node: Node) -> set[str]:
+    """Parameters an expression tests for null (``present(p)``, ``p is None``, ``p is not None``)."""
+    return {n.param for n in walk(node) if isinstance(n, NullTest)}
+
+
+def names_mentioned(node: Node) -> set[str]:
+    """Every parameter an expression names: used or tested for null."""
+    return names_used(node) | names_tested(node)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -700,10 +847,43 @@ class PythonRenderer:
         return f"({items},)" if len(n.items) == 1 else f"({items})"
 
     def r_Call(self, n: Call, parent: int) -> str:
-        args = ", ".join(self.render(a) for a in n.args)
+        if n.func in REDUCTIONS and len(n.args) == 1 and isinstance(n.args[0], Comp):  # a reduction of a generator
+            args = self._generator(n.args[0])
+        else:
+            args = ", ".join(self.render(a) for a in n.args)
+        if n.func == "sum" and n.type == FLOAT:
+            return f"{self.rt}.float_sum({args})"  # the same additions on every Python version
         if n.func in ("len", "abs", "min", "max", "all", "any", "sum"):
             return f"{self._builtin(n.func)}({args})"
         return f"{self.rt}.{n.func}({args})"
+
+    def r_Comp(self, n: Comp, parent: int) -> str:
+        return f"{self._builtin('tuple')}({self._generator(n)})"
+
+    def _generator(self, n: Comp) -> str:
+        """``elt for var in iterable [if cond]``, the loop variable renamed like a quantifier's."""
+        iterable = self.render(n.iterable, 1)
+        var = _fresh(n.var, self.taken | set(self.vars.values()))
+        outer = self.vars.get(n.var)
+        self.vars[n.var] = var
+        try:
+            text = f"{self.render(n.elt, 1)} for {var} in {iterable}"
+            if n.cond is not None:
+                text += f" if {self.render(n.cond, 1)}"
+        finally:
+            if outer is None:
+                del self.vars[n.var]
+            else:
+                self.vars[n.var] = outer
+        return text
+
+    def r_NullTest(self, n: NullTest, parent: int) -> str:
+        return _wrap(f"{self.names[n.param]} is {'None' if n.is_null else 'not None'}", 4, parent)
+
+    def r_ProductTag(self, n: ProductTag, parent: int) -> str:
+        from generator.escape.python import pyrepr
+
+        return pyrepr(n.tag)
 
     def _builtin(self, name: str) -> str:
         """A builtin, through the ``builtins`` module where the module hides it (``shadowed``)."""
@@ -716,7 +896,7 @@ class PythonRenderer:
         return f"{self.rt}.bounded_range({self.render(n.start)}, {self.render(n.stop)})"
 
     def r_Quant(self, n: Quant, parent: int) -> str:
-        iterable = self.render(n.iterable)
+        iterable = self.render(n.iterable, 1)  # a conditional expression needs parentheses there
         var = _fresh(n.var, self.taken | set(self.vars.values()))
         outer = self.vars.get(n.var)
         self.vars[n.var] = var
@@ -770,6 +950,19 @@ def _fresh(name: str, taken) -> str:
 
 def _wrap(text: str, prec: int, parent: int) -> str:
     return f"({text})" if prec < parent else text
+
+
+# C++ item types of the expression types a list can hold, and the helpers of the reductions
+# (opgen/rule_functions.h).
+_C_ELEMENT = {
+    INT: "int64_t",
+    BOOL: "bool",
+    FLOAT: "double",
+    DTYPE: "aclDataType",
+    FORMAT: "aclFormat",
+    PRODUCT: "std::string",
+}
+_C_REDUCTIONS = {"all": "AllOf", "any": "AnyOf", "sum": "SumOf", "prod": "ProdOf", "min": "MinOf", "max": "MaxOf"}
 
 
 class CRenderer(PythonRenderer):
@@ -887,9 +1080,45 @@ class CRenderer(PythonRenderer):
         return f"std::vector<{element.get(n.type, 'std::string')}>{{{items}}}"
 
     def r_Call(self, n: Call, parent: int) -> str:
+        reduction = _C_REDUCTIONS.get(n.func) if len(n.args) == 1 else None
+        if reduction is not None and not (
+            n.func == "prod" and n.args[0].type == INTS and not isinstance(n.args[0], Comp)
+        ):
+            arg = n.args[0]
+            if isinstance(arg, Comp) and n.func in ("all", "any"):
+                # Lazy like Python's all()/any() of a generator: items after the deciding one are not
+                # evaluated (so they cannot fail the rule).
+                lambdas = [self._c_lambda(arg, part) for part in (arg.cond, arg.elt) if part is not None]
+                return f"opgen::{reduction}({self.render(arg.iterable)}, {', '.join(lambdas)})"
+            return f"opgen::{reduction}({self.render(arg)})"
         args = ", ".join(self.render(a) for a in n.args)
         name = "".join(part.capitalize() for part in n.func.split("_"))
         return f"opgen::{name}({args})"
+
+    def r_Comp(self, n: Comp, parent: int) -> str:
+        result = _C_ELEMENT[n.elt.type]
+        if n.cond is None:
+            return f"opgen::MapList<{result}>({self.render(n.iterable)}, {self._c_lambda(n, n.elt)})"
+        cond, elt = self._c_lambda(n, n.cond), self._c_lambda(n, n.elt)
+        return f"opgen::FilterMap<{result}>({self.render(n.iterable)}, {cond}, {elt})"
+
+    def _c_lambda(self, n: Comp, body: Node) -> str:
+        """``[&](T v) { return body; }`` over the items of ``n.iterable`` (C++11: explicit item type)."""
+        element = _C_ELEMENT[INT if n.iterable.type == "range" else ELEMENTS[n.iterable.type]]
+        var = getattr(self, "var_prefix", "") + n.var  # the name r_Name gives the loop variable
+        used = any(isinstance(x, Name) and x.kind == "var" and x.id == n.var for x in walk(body))
+        parameter = f"{element} {var}" if used else element  # unnamed: no unused-parameter warning
+        return f"[&]({parameter}) {{ return {self.render(body)}; }}"
+
+    def r_NullTest(self, n: NullTest, parent: int) -> str:
+        name = self.names.get(n.param, n.param)
+        return _wrap(f"{name} {'==' if n.is_null else '!='} nullptr", 4, parent)
+
+    def r_ProductTag(self, n: ProductTag, parent: int) -> str:
+        # Catalogue tags are a closed pattern (model.ProductTag); check again before it becomes code.
+        if not re.fullmatch(r"[0-9a-z_]{1,32}", n.tag):
+            raise ValueError(f"not a product tag: {n.tag!r}")
+        return f'std::string("{n.tag}")'
 
     def r_Range(self, n: Range, parent: int) -> str:
         return f"opgen::Range({self.render(n.start)}, {self.render(n.stop)})"
@@ -920,13 +1149,25 @@ class DocRenderer(PythonRenderer):
         return f"{self.render(n.obj, 9)}.{n.attr}"
 
     def r_Call(self, n: Call, parent: int) -> str:
+        if n.func in REDUCTIONS and len(n.args) == 1 and isinstance(n.args[0], Comp):
+            return f"{n.func}({self._generator(n.args[0])})"
         return f"{n.func}({', '.join(self.render(a) for a in n.args)})"
 
     def r_Range(self, n: Range, parent: int) -> str:
         return _range_text(self, n)
 
     def r_Quant(self, n: Quant, parent: int) -> str:
-        return f"{n.func}({self.render(n.elt)} for {n.var} in {self.render(n.iterable)})"
+        return f"{n.func}({self.render(n.elt)} for {n.var} in {self.render(n.iterable, 1)})"
+
+    def r_Comp(self, n: Comp, parent: int) -> str:
+        return f"[{self._generator(n)}]"
+
+    def _generator(self, n: Comp) -> str:
+        text = f"{self.render(n.elt, 1)} for {n.var} in {self.render(n.iterable, 1)}"
+        return text if n.cond is None else f"{text} if {self.render(n.cond, 1)}"
+
+    def r_NullTest(self, n: NullTest, parent: int) -> str:
+        return _wrap(f"{n.param} is {'null' if n.is_null else 'not null'}", 4, parent)
 
 
 def to_python(node: Node, names: dict[str, str], runtime: str = "rt", taken=frozenset(), shadowed=frozenset()) -> str:
@@ -1053,13 +1294,53 @@ class Evaluator:
         return tuple(self.eval(i) for i in n.items)
 
     def e_Call(self, n: Call):
-        args = [self.eval(a) for a in n.args]
         builtin = {"len": len, "abs": abs, "min": min, "max": max, "all": all, "any": any, "sum": sum}
+        if n.func == "sum" and n.type == FLOAT:
+            builtin["sum"] = rules_module().float_sum
+        if n.func in REDUCTIONS and len(n.args) == 1 and isinstance(n.args[0], Comp):
+            # A reduction of a generator: lazy, so all()/any() stop at the deciding item as in Python.
+            func = builtin.get(n.func) or getattr(rules_module(), n.func)
+            items = self._items(n.args[0])
+            try:
+                return func(items)
+            finally:
+                items.close()
+        args = [self.eval(a) for a in n.args]
         if n.func in builtin:
             return builtin[n.func](*args)
         if n.func == "is_private":
             return args[0] in self.private
         return getattr(rules_module(), n.func)(*args)
+
+    def e_Comp(self, n: Comp):
+        items = self._items(n)
+        try:
+            return tuple(items)
+        finally:
+            items.close()
+
+    def _items(self, n: Comp):
+        """The items of a comprehension, one at a time (the loop variable bound while computing each)."""
+        iterable = self.eval(n.iterable)
+        outer = self.vars.get(n.var, _UNSET)
+        try:
+            for item in iterable:
+                self.vars[n.var] = item
+                if n.cond is None or self.eval(n.cond):
+                    yield self.eval(n.elt)
+        finally:
+            if outer is _UNSET:
+                self.vars.pop(n.var, None)
+            else:
+                self.vars[n.var] = outer
+
+    def e_NullTest(self, n: NullTest):
+        if self.params is None:
+            raise NotConstant(n.param)
+        return (self.params[n.param] is None) == n.is_null
+
+    def e_ProductTag(self, n: ProductTag):
+        return n.tag
 
     def e_Range(self, n: Range):
         start, stop = self.eval(n.start), self.eval(n.stop)

@@ -22,6 +22,7 @@ from generator.model import (
     MAX_EXAMPLE_ELEMENTS,
     TENSOR_CTYPES,
     DtypeCatalog,
+    DtypesFrom,
     ExampleScalar,
     ExampleTensor,
     FormatCatalog,
@@ -189,7 +190,12 @@ def _parent_fields(path: tuple) -> list[str]:
         "tensor": model.TensorSpec,
         "example": model.Example,
         "doc_issues": model.DocIssue,
+        "kernel": model.Kernel,
     }
+    if len(path) >= 2 and path[-2] == "dtypes":  # tensor.dtypes: {same_as: ...} / {table: ...}
+        return list(model.DtypesFrom.model_fields)
+    if len(path) >= 3 and path[-3] in ("dtypes", "dtype_tables") and isinstance(path[-2], int):
+        return list(model.DtypeRule.model_fields)
     for part in reversed(path[:-1]):
         if isinstance(part, str) and part in candidates:
             return list(candidates[part].model_fields)
@@ -431,7 +437,10 @@ class _CrossChecker:
         self.diags: list[Diagnostic] = []
         self.params = {p.name: p for p in self.spec.params}
         self.scope = ex.Scope(
-            {p.name: expr_type(p) for p in self.spec.params}, catalog.dtype_names, catalog.format_names
+            {p.name: expr_type(p) for p in self.spec.params},
+            catalog.dtype_names,
+            catalog.format_names,
+            products=frozenset(catalog.product_tags),
         )
 
     def error(self, path: tuple, message: str, col_offset: int | None = None) -> None:
@@ -449,8 +458,13 @@ class _CrossChecker:
         self._check_names()
         for i, tag in enumerate(self.spec.products):
             self._product(("products", i), tag)
+        for name, rules in self.spec.dtype_tables.items():
+            self._dtype_rules(("dtype_tables", name), rules)
         for i, p in enumerate(self.spec.params):
             self._param(("params", i), p)
+        if not self.diags:  # every shared dtype table resolves: emitters see full tables
+            self.spec = self.info.spec = self.spec.resolved()
+        self._kernel()
         for i, d in enumerate(self.spec.defaults):
             self._param_ref(("defaults", i, "param"), d.param)
             self._expr(("defaults", i, "when"), d.when, ex.BOOL)
@@ -508,6 +522,30 @@ class _CrossChecker:
                 )
             python_names.setdefault(local, p.name)
 
+    def _kernel(self) -> None:
+        """``kernel.formats``: keywords the kernel contract leaves free, naming tensor parameters."""
+        import keyword
+
+        from generator.model import snake_case
+
+        kernel = self.spec.kernel
+        if kernel is None:
+            return
+        contract = {snake_case(p.name): p.name for p in self.spec.params if p.role != "output"}
+        for key, name in kernel.formats.items():
+            path = ("kernel", "formats", key)
+            if keyword.iskeyword(key) or keyword.issoftkeyword(key):
+                self.error(path, f"'{key}' is a Python keyword and cannot be a keyword argument")
+            elif key == "product":
+                self.error(
+                    path, "'product' is the kernel keyword of 'product_aware'; name the format argument otherwise"
+                )
+            elif key in contract:
+                self.error(path, f"'{key}' is already the kernel keyword of parameter '{contract[key]}'")
+            p = self._param_ref(path, name)
+            if p is not None and p.tensor is None:
+                self.error(path, f"'{name}' is {p.ctype}, not a tensor: it has no format to pass")
+
     def _product(self, path: tuple, tag: str) -> None:
         if tag not in self.catalog.product_tags:
             self.error(path, f"unknown product '{tag}'{did_you_mean(tag, self.catalog.product_tags)}")
@@ -541,22 +579,51 @@ class _CrossChecker:
         self.info.exprs[path] = node
         return node
 
+    def _dtype_rules(self, path: tuple, rules) -> None:
+        """A dtype table (a tensor's own or a shared one): known products and dtypes, every product covered."""
+        covered: set[str] = set()
+        for i, rule in enumerate(rules):
+            tags = self.spec.products if rule.products == "all" else rule.products
+            if rule.products != "all":
+                for j, tag in enumerate(rule.products):
+                    self._product(path + (i, "products", j), tag)
+            covered |= set(tags)
+            for j, name in enumerate(rule.dtypes):
+                self._dtype(path + (i, "dtypes", j), name)
+        missing = [t for t in self.spec.products if t not in covered and t in self.catalog.product_tags]
+        if missing:
+            self.error(path, f"no dtypes given for supported product(s) {', '.join(missing)}")
+
+    def _dtypes_from(self, path: tuple, p: Param, ref: DtypesFrom) -> None:
+        """A shared dtype table: the named table or tensor exists, and same_as references end somewhere."""
+        if ref.table is not None:
+            tables = self.spec.dtype_tables
+            if ref.table not in tables:
+                hint = did_you_mean(ref.table, tables) if tables else " (the spec has no 'dtype_tables')"
+                self.error(path + ("table",), f"unknown dtype table '{ref.table}'{hint}")
+            return
+        target = self.params.get(ref.same_as)
+        tensors = [q.name for q in self.spec.params if q.tensor and q.name != p.name]
+        if ref.same_as == p.name:
+            self.error(path + ("same_as",), f"'{p.name}' cannot take its dtypes from itself")
+        elif target is None:
+            self.error(path + ("same_as",), f"unknown parameter '{ref.same_as}'{did_you_mean(ref.same_as, tensors)}")
+        elif target.tensor is None:
+            self.error(path + ("same_as",), f"'{ref.same_as}' is {target.ctype}, not a tensor: it has no dtype table")
+        else:
+            try:
+                self.spec.dtype_source(p)
+            except ValueError as exc:
+                self.error(path + ("same_as",), str(exc))
+            except KeyError:
+                pass  # reported at the parameter whose reference is broken
+
     def _param(self, path: tuple, p: Param) -> None:
         if p.tensor:
-            covered: set[str] = set()
-            for i, rule in enumerate(p.tensor.dtypes):
-                tags = self.spec.products if rule.products == "all" else rule.products
-                if rule.products != "all":
-                    for j, tag in enumerate(rule.products):
-                        self._product(path + ("tensor", "dtypes", i, "products", j), tag)
-                covered |= set(tags)
-                for j, name in enumerate(rule.dtypes):
-                    self._dtype(path + ("tensor", "dtypes", i, "dtypes", j), name)
-            missing = [t for t in self.spec.products if t not in covered and t in self.catalog.product_tags]
-            if missing:
-                self.error(
-                    path + ("tensor", "dtypes"), f"no dtypes given for supported product(s) {', '.join(missing)}"
-                )
+            if isinstance(p.tensor.dtypes, DtypesFrom):
+                self._dtypes_from(path + ("tensor", "dtypes"), p, p.tensor.dtypes)
+            else:
+                self._dtype_rules(path + ("tensor", "dtypes"), p.tensor.dtypes)
             for i, name in enumerate(p.tensor.formats):
                 self._format(path + ("tensor", "formats", i), name)
         if p.scalar:
@@ -569,7 +636,7 @@ class _CrossChecker:
                 if not text:
                     continue
                 node = self._expr(path + ("infer", name), text, type_)
-                outputs = sorted(n for n in ex.names_used(node) if self.params[n].role == "output") if node else []
+                outputs = sorted(n for n in ex.names_mentioned(node) if self.params[n].role == "output") if node else []
                 if outputs:
                     self.error(
                         path + ("infer", name),

@@ -194,13 +194,78 @@ class RankRange(Strict):
         return self
 
 
+DtypeTable = Annotated[list[DtypeRule], Field(min_length=1)]
+
+
+class DtypesFrom(Strict):
+    """A dtype table written once and shared: another tensor's (``{same_as: gradOutput}``) or a named
+    spec-level table (``{table: floating}``, see ``OpSpec.dtype_tables``).
+
+    The loader resolves every reference, so emitters (and ``aclnn.spec()``) always see the full table.
+    """
+
+    same_as: Identifier | None = None
+    table: Identifier | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> DtypesFrom:
+        if (self.same_as is None) == (self.table is None):
+            raise ValueError("give exactly one of 'same_as' (a tensor parameter) and 'table' (a dtype_tables name)")
+        return self
+
+
+def _dtypes_kind(value: object) -> str:
+    return "ref" if isinstance(value, (dict, DtypesFrom)) else "rules"
+
+
+def _dtypes_form(value: object) -> object:
+    if isinstance(value, (list, tuple, dict, DtypesFrom)):
+        return value
+    raise ValueError(
+        "a dtype table is a list of {products, dtypes} rules, {same_as: <tensor>} (another tensor's table) "
+        "or {table: <name>} (a dtype_tables entry)"
+    )
+
+
+# The format the binding gives a NumPy array of each rank (torch_npu's choice, as
+# ``generator.runtime.values.default_format``); every other rank gets ND.
+RANK_FORMATS = {3: "NCL", 4: "NCHW", 5: "NCDHW"}
+
+
 class TensorSpec(Strict):
-    dtypes: list[DtypeRule] = Field(min_length=1)
+    """A tensor parameter: dtypes per product, formats (the doc's 数据格式 column), rank range, ...
+
+    ``dtypes`` is a list of per-product rules, or a reference to a table written once
+    (:class:`DtypesFrom`). ``formats`` follows the docs' meaning: ``ND`` stands for any plain layout,
+    so a list holding ND also accepts the format the binding infers from a tensor's rank (NCL for 3-D,
+    NCHW for 4-D, NCDHW for 5-D, see :func:`accepts_format`); layouts such as NHWC, NDHWC or HWCN pass
+    only when listed.
+    """
+
+    dtypes: Annotated[
+        Annotated[DtypeTable, Tag("rules")] | Annotated[DtypesFrom, Tag("ref")],
+        Discriminator(_dtypes_kind),
+        BeforeValidator(_dtypes_form),
+    ]
     formats: list[FormatName] = Field(min_length=1)
     rank: RankRange | None = None
     shape: Text | None = None
     non_contiguous: bool = True
     empty: bool = True
+
+    @property
+    def dtype_rules(self) -> list[DtypeRule]:
+        """The per-product rules (after the loader resolved a shared table)."""
+        if isinstance(self.dtypes, DtypesFrom):
+            raise ValueError(
+                "the dtype table is a reference that has not been resolved (load the spec with the loader)"
+            )
+        return self.dtypes
+
+    def accepts_format(self, fmt: str, rank: int) -> bool:
+        """The ``format_supported`` rule: ``fmt`` is listed, or ND is listed and ``fmt`` is the format
+        the binding infers for a tensor of this rank (an ordinary NumPy array always passes ``[ND]``)."""
+        return fmt in self.formats or ("ND" in self.formats and RANK_FORMATS.get(rank) == fmt)
 
 
 class ArraySpec(Strict):
@@ -481,7 +546,7 @@ def _example_kind(value: object) -> str:
 ExampleValue = Annotated[
     Annotated[ExampleTensor, Tag("ExampleTensor")]
     | Annotated[ExampleScalar, Tag("ExampleScalar")]
-    | Annotated[list[bool | Int64], Tag("ExampleList")]
+    | Annotated[list[bool | Int64 | Finite], Tag("ExampleList")]
     | Annotated[list[ExampleTensor], Tag("ExampleTensorList")]
     | Annotated[str, Field(max_length=4096), Tag("ExampleString")]
     | Annotated[bool | Int64 | Finite, Tag("ExamplePlain")]
@@ -505,9 +570,18 @@ class Example(Strict):
 
 
 class Kernel(Strict):
+    """The NumPy reference kernel: ``generator.kernels.<module>.<function>``.
+
+    The binding calls it with one keyword per non-output parameter (``snake_case(name)``, in C-signature
+    order), plus ``product=<tag>`` when ``product_aware``, plus one keyword per entry of ``formats``: the
+    format name of the named tensor (``{data_format: input}`` passes ``data_format="NHWC"`` for an NHWC
+    input; None when that tensor is null).
+    """
+
     module: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
     function: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
     product_aware: bool = False
+    formats: dict[Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$", max_length=64)], Identifier] = {}
 
 
 class Sources(Strict):
@@ -536,6 +610,8 @@ class OpSpec(Strict):
     products: list[ProductTag] = Field(min_length=1)
     deterministic: Text | None = None
     stream_ctype: Literal["aclrtStream", "const aclrtStream"] = "aclrtStream"
+    # Named dtype tables that several tensors share (``tensor.dtypes: {table: <name>}``).
+    dtype_tables: dict[Identifier, DtypeTable] = {}
     params: list[Param] = Field(min_length=1)
     defaults: list[Default] = []
     checks: list[Check] = Field(min_length=1)
@@ -555,6 +631,38 @@ class OpSpec(Strict):
                 raise ValueError(f"duplicate parameter '{p.name}'")
             seen.add(p.name)
         return params
+
+    def dtype_source(self, param: Param) -> list[DtypeRule]:
+        """The dtype rules of a tensor parameter, following ``same_as`` / ``table`` references.
+
+        Raises KeyError (unknown parameter or table, or a parameter without a tensor block) or
+        ValueError (a cycle of ``same_as``); the loader reports both with their position first.
+        """
+        seen: list[str] = []
+        tensor = param.tensor
+        while isinstance(tensor.dtypes, DtypesFrom):
+            ref = tensor.dtypes
+            if ref.table is not None:
+                return self.dtype_tables[ref.table]
+            if ref.same_as in seen or ref.same_as == param.name:
+                raise ValueError(f"'same_as' references form a cycle: {' -> '.join([param.name, *seen, ref.same_as])}")
+            seen.append(ref.same_as)
+            tensor = self.param(ref.same_as).tensor
+            if tensor is None:
+                raise KeyError(ref.same_as)
+        return tensor.dtypes
+
+    def resolved(self) -> OpSpec:
+        """This spec with every shared dtype table written out in each tensor that uses it."""
+        if not any(p.tensor and isinstance(p.tensor.dtypes, DtypesFrom) for p in self.params):
+            return self
+        params = [
+            p.model_copy(update={"tensor": p.tensor.model_copy(update={"dtypes": self.dtype_source(p)})})
+            if p.tensor and isinstance(p.tensor.dtypes, DtypesFrom)
+            else p
+            for p in self.params
+        ]
+        return self.model_copy(update={"params": params})
 
     @property
     def op(self) -> str:

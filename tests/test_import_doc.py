@@ -201,6 +201,36 @@ def test_rowspan_counts_that_do_not_add_up():
     assert len(rows) == 11 and rows[0].code == 161001 and all(r.code == 161002 for r in rows[1:])
 
 
+def test_nested_lists_in_the_error_table():
+    """A head ending in a colon over a list, product labels over lists, lists nested two deep."""
+    from generator.docimport.errors import read_table
+    from generator.docimport.tables import html_tables
+
+    cell = (
+        "<td>x的shape不符合约束：<ul><li>a维度为1</li><li>b维度为2。</li></ul></td></tr><tr>"
+        "<td><term>Atlas 训练系列产品</term>：<ul><li>y不支持空Tensor。</li>"
+        "<li>z的shape不符合约束：<ol><li>c</li></ol></li></ul></td></tr><tr>"
+        "<td>w非法。<ul><li>u为负数。</li></ul></td>"
+    )
+    table = html_tables(
+        "<table><tr><th>返回值</th><th>错误码</th><th>描述</th></tr>"
+        f"<tr><td rowspan='3'>ACLNN_ERR_PARAM_INVALID</td><td rowspan='3'>161002</td>{cell}</tr></table>",
+        1,
+    )[0]
+    ctx = context()
+    warnings = []
+    rows = read_table(table, ctx.status_by_name, ctx.status_by_value, lambda *a: warnings.append(a), ctx.matcher)
+    assert [(r.text, r.products, r.code) for r in rows] == [
+        ("x的shape不符合约束（a维度为1）。", None, 161002),
+        ("x的shape不符合约束（b维度为2）。", None, 161002),
+        ("y不支持空Tensor。", ["910"], 161002),
+        ("z的shape不符合约束（c）。", ["910"], 161002),
+        ("w非法。", None, 161002),
+        ("u为负数。", None, 161002),
+    ]
+    assert warnings == []
+
+
 def test_constraint_table_and_per_product_dtype_rows():
     data = _only(_import(need(CURRENT / "aclnnConvolutionBackward.md")))
     go = data["params"][0]["tensor"]["dtypes"]

@@ -38,8 +38,10 @@ def _setup(shape, kernel, stride, padding, ceil_mode, cip):
 
 
 def _numpy(product, kernel, stride, padding, ceil_mode, cip):
+    cube = 1 if product == "910" else 0  # the 910 cube has no FLOAT32: ALLOW_FP32_DOWN_PRECISION, as the doc advises
+
     def run(s):
-        return avg_pool2d_backward(s["g"], s["x"], kernel, stride, padding, ceil_mode, cip, 0, 0, product=product)
+        return avg_pool2d_backward(s["g"], s["x"], kernel, stride, padding, ceil_mode, cip, 0, cube, product=product)
 
     return run
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from generator.diagnostics import display_path
+from generator.diagnostics import SpecError, display_path
 
 
 def _catalog_dir(folder: Path, default: Path) -> Path:
@@ -24,7 +24,6 @@ def _catalog_dir(folder: Path, default: Path) -> Path:
 
 def run(args, default_specs: Path) -> int:
     """Run the subcommand (``args``: docs, out, en, quiet as parsed by ``generator.cli``)."""
-    from generator.diagnostics import SpecError
     from generator.docimport import import_doc, write_spec
     from generator.loader import load_catalog
 
@@ -67,3 +66,87 @@ def run(args, default_specs: Path) -> int:
     elapsed = time.perf_counter() - start
     print(f"opgen import-doc: {written} spec(s) written from {len(args.docs)} doc(s), {elapsed:.2f} s")
     return 1 if written == 0 or refused else 0
+
+
+def run_diff(args, default_specs: Path) -> int:
+    """``opgen diff OLD NEW [--format text|markdown|json]``: exit 1 on a breaking change, 2 when an
+    input cannot be read."""
+    from generator.docimport import Context
+    from generator.docimport.diff import Change, OpDiff, diff_views, report
+    from generator.docimport.inputs import load_side
+    from generator.loader import load_catalog
+
+    try:
+        ctx = Context(load_catalog(default_specs))
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return 2
+    old = load_side(args.old, ctx, default_specs)
+    new = load_side(args.new, ctx, default_specs)
+    problems = old.problems + new.problems
+    for p in problems:
+        print(p, file=sys.stderr)
+    missing = [side for side in (old, new) if not side.path.exists()]
+    if missing or (not old.views and not new.views):
+        print(f"opgen diff: no spec or doc read from {(missing or [old])[0].label}", file=sys.stderr)
+        return 2
+    pairs: list[tuple[str, object, object]] = []
+    if not args.old.is_dir() and not args.new.is_dir() and len(old.views) == 1 and len(new.views) == 1:
+        [(name_a, a)] = old.views.items()
+        [(name_b, b)] = new.views.items()
+        pairs.append((name_b if name_a == name_b else f"{name_a} -> {name_b}", a, b))
+    else:
+        for name in sorted(set(old.views) | set(new.views)):
+            pairs.append((name, old.views.get(name), new.views.get(name)))
+    diffs = []
+    for name, a, b in pairs:
+        d = OpDiff(name, a.source if a else "", b.source if b else "")
+        if a is None:
+            d.changes.append(Change("op", "added", name, None, name, False, 0, f"operator added: {name}"))
+        elif b is None:
+            d.changes.append(Change("op", "removed", name, name, None, True, 0, f"operator removed: {name}"))
+        else:
+            d.changes = diff_views(a, b, ctx.catalog)
+        diffs.append(d)
+    sys.stdout.write(report(diffs, args.format, old.label, new.label))
+    return 1 if any(d.breaking for d in diffs) else 0
+
+
+def run_sync(args, default_specs: Path) -> int:
+    """``opgen sync SPEC DOC [--en DOC] [--base DOC] [--dry-run]``: print what was applied and what
+    was marked for review; exit 1 when the spec or the doc cannot be used (nothing written)."""
+    from generator.docimport import Context
+    from generator.docimport.inputs import catalog_dir
+    from generator.docimport.sync import SyncError, sync, write
+    from generator.loader import load_catalog
+
+    try:
+        ctx = Context(load_catalog(catalog_dir(args.spec, default_specs)))
+        result = sync(args.spec, args.doc, ctx, en=args.en, base=args.base)
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return 1
+    except SyncError as exc:
+        for p in exc.problems:
+            print(p, file=sys.stderr)
+        print(f"opgen sync: {display_path(args.spec)} not changed", file=sys.stderr)
+        return 1
+    print(f"{display_path(args.spec)} <- {display_path(args.doc)} (changes since: {result.base})")
+    from generator.escape.markdown import clean
+
+    for action in result.actions:
+        print(f"  {action.status:<8} {clean(action.message)}")
+    applied, marked, already = result.count("applied"), result.count("review"), result.count("already")
+    if not result.actions:
+        print("  nothing to apply: the spec is in step with the doc")
+    verb = "would be written" if args.dry_run else "written"
+    state = f"{display_path(args.spec)} {verb}" if result.changed else f"{display_path(args.spec)} unchanged"
+    print(
+        f"opgen sync: {applied} applied, {marked} review marker(s), {already} already in the spec; {state}"
+        + (" (dry run: nothing written)" if args.dry_run else "")
+    )
+    if not args.dry_run:
+        write(result)
+    return 0

@@ -61,27 +61,126 @@ def read_table(
                 for item in _html_items(cell.html):
                     descriptions.append((item, cell.line))
         for item, line in descriptions:
-            products = None
-            labelled = _LABELLED.match(_NUMBERING.sub("", strip_tags_but_terms(item)))
-            if labelled and matcher is not None:
-                tags, unknown = matcher.tags_in(labelled.group(1))
-                if tags and not unknown:
-                    products, item = tags, labelled.group(2)
-            text = _NUMBERING.sub("", strip_tags(item)).strip()
-            text = re.sub(r"\s+", " ", text)
-            if not text or text in ("-", "—"):
-                continue
-            if name is None and code is None:
-                warn(line, f"error description '{text[:40]}' has no status code before it")
-            rows.append(ErrorRow(name, code, text, line, products))
+            _add_rows(rows, item, None, name, code, line, warn, matcher)
     return rows
 
 
-def _html_items(fragment: str) -> list[str]:
-    """The items of a description cell as HTML (``<li>``/``<br>`` split; footnote marks dropped)."""
+def _add_rows(rows, item: _Item, products, name, code, line, warn, matcher) -> None:
+    """One description item (and its nested list) as rows.
+
+    ``<term>P</term>：`` before an item (or a nested list) gives its rows those products; a text that
+    ends in a colon above a nested list (``X不符合约束：<ul><li>a</li>...``) is the shared head of one
+    row per list item (``X不符合约束（a）。``), as pages group rows that differ in a trailing
+    parenthesis; any other text above a list is a row of its own, and so is each list item.
+    """
+    head = _NUMBERING.sub("", strip_tags_but_terms(item.html))
+    labelled = _LABELLED.match(head)
+    if labelled and matcher is not None:
+        tags, unknown = matcher.tags_in(labelled.group(1))
+        if tags and not unknown:
+            products = tags if products is None else [t for t in products if t in tags] or tags
+            head = labelled.group(2)
+    text = re.sub(r"\s+", " ", _NUMBERING.sub("", strip_tags(head)).strip())
+    if item.children and (not text or text[-1] in "：:"):
+        head_text = text[:-1].rstrip() if text else ""
+        for child in item.children:
+            if not head_text:
+                _add_rows(rows, child, products, name, code, line, warn, matcher)
+                continue
+            for detail in _rows_of(child, products, name, code, line, warn, matcher):
+                rows.append(ErrorRow(name, code, _with_detail(head_text, detail.text), line, detail.products))
+        return
+    if text and text not in ("-", "—"):
+        if name is None and code is None:
+            warn(line, f"error description '{text[:40]}' has no status code before it")
+        rows.append(ErrorRow(name, code, text, line, products))
+    for child in item.children:
+        _add_rows(rows, child, products, name, code, line, warn, matcher)
+
+
+def _rows_of(item, products, name, code, line, warn, matcher) -> list[ErrorRow]:
+    out: list[ErrorRow] = []
+    _add_rows(out, item, products, name, code, line, lambda *_: None, matcher)
+    return out
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _with_detail(head: str, detail: str) -> str:
+    """``head（detail）。`` (``head (detail).`` in English text)."""
+    detail = detail.rstrip("。.；;")
+    if _HAN.search(head):
+        return f"{head}（{detail}）。"
+    return f"{head} ({detail})."
+
+
+class _Item:
+    """A piece of a description cell: its own HTML and the items of the list nested under it."""
+
+    __slots__ = ("children", "html")
+
+    def __init__(self) -> None:
+        self.html = ""
+        self.children: list[_Item] = []
+
+
+_BLOCK_TAG = re.compile(r"<\s*(/?)\s*(br|li|ul|ol|p)\b[^<>]*>", re.I)
+
+
+def _html_items(fragment: str) -> list[_Item]:
+    """The items of a description cell as a tree (``<br>``/``<p>`` split items, ``<ul>``/``<ol>`` nest
+    a list under the item before it; footnote marks dropped). Unbalanced tags are tolerated."""
     fragment = _SUP.sub("", fragment)
-    parts = re.split(r"<\s*(?:br|/li|li|/?ul|/?ol|/?p)\b[^<>]*>", fragment, flags=re.I)
-    return [p.strip() for p in parts if strip_tags(p).strip()]
+    top: list[_Item] = []
+    stack: list[list[_Item]] = [top]  # the open lists, innermost last
+    owners: list[_Item | None] = [None]  # the item each open list hangs under
+    current: _Item | None = None
+    pos = 0
+
+    def text(chunk: str) -> None:
+        nonlocal current
+        if not chunk.strip():
+            if current is not None:
+                current.html += chunk
+            return
+        if current is None:
+            current = _Item()
+            stack[-1].append(current)
+        current.html += chunk
+
+    for m in _BLOCK_TAG.finditer(fragment):
+        text(fragment[pos : m.start()])
+        pos = m.end()
+        closing, tag = m.group(1) == "/", m.group(2).lower()
+        if tag in ("ul", "ol"):
+            if not closing:
+                owner = current
+                if owner is None:
+                    owner = stack[-1][-1] if stack[-1] else None
+                if owner is None:
+                    owner = _Item()
+                    stack[-1].append(owner)
+                stack.append(owner.children)
+                owners.append(owner)
+                current = None
+            elif len(stack) > 1:
+                stack.pop()
+                owners.pop()
+                current = None
+        else:  # li, /li, br, p, /p: the next text starts a new item at this level
+            current = None
+    text(fragment[pos:])
+    return _prune(top)
+
+
+def _prune(items: list[_Item]) -> list[_Item]:
+    out = []
+    for item in items:
+        item.children = _prune(item.children)
+        if strip_tags(item.html).strip() or item.children:
+            out.append(item)
+    return out
 
 
 def strip_tags_but_terms(fragment: str) -> str:

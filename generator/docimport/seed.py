@@ -188,6 +188,8 @@ def read_param_lines(lines: list[tuple[int, str]], api: ApiFacts, facts: DocFact
             body = body.replace("undefinedundefined支持", "支持非连续的Tensor,数据格式支持").replace(
                 "undefined支持", "数据格式支持"
             )
+            # "undefined为NCL,NCHW、NCDHW": the lost link text is 数据格式 when format names follow
+            body = re.sub(r"undefined为(?=\s*(?:ND|NC|NCL|NCHW|NCDHW|NHWC|NDHWC)(?![A-Za-z0-9_]))", "数据格式为", body)
             role_key = "output" if "输出" in role or "出参" in role else "input"
             current = ParamRow(name=name, line=number, ctype=ctype, role=role_key, inline=True)
             current.description = squash(body.replace("undefined", ""))

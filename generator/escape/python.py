@@ -178,6 +178,7 @@ GENERATED_NAMES = frozenset(
         "DTYPES",
         "FORMATS",
         "RANKS",
+        "RANK_FORMATS",
         "PARAMS",
         "OUTPUTS",
         "validate",
@@ -196,7 +197,7 @@ GENERATED_NAMES = frozenset(
 # Builtins a generated op module calls by name (rule rendering and templates). A parameter may not
 # take these names (it gets a trailing underscore); an op named after one (aclnnAbs) makes its
 # module reach the builtin as ``builtins.abs``.
-USED_BUILTINS = frozenset({"abs", "all", "any", "len", "list", "max", "min", "range", "sum"})
+USED_BUILTINS = frozenset({"abs", "all", "any", "len", "list", "max", "min", "range", "sum", "tuple"})
 # Builtins the package's __init__ calls by name; no op may be named after one.
 INIT_BUILTINS = frozenset({"dict", "getattr", "isinstance", "list", "str", "tuple", "type", "zip"})
 
@@ -218,6 +219,7 @@ PACKAGE_NAMES = frozenset(
         "validate",
         "_rt",
         "_OPS",
+        "_BY_NAME",
         "_module",
         "_arguments",
         "_spec",

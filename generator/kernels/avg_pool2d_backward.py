@@ -28,7 +28,10 @@ Product paths (op_api ``aclnn_avgpool2d_backward.cpp``; ``product_aware``: the k
   returns 161002).  With ``divisor_override`` or ``count_include_pad`` every window is divided by
   ``divisor_override`` or by the full ``kH*kW`` -- also the ceil-mode windows that PyTorch clips (a
   documented CANN deviation, reproduced); without both, by the number of real cells (as PyTorch).
-  ``cube_math_type == 3`` (USE_HF32) is not supported on these products: ``ValueError``.
+  Their cube has no FLOAT32: FLOAT ``grad_output`` without ``cube_math_type`` 1 or 2 (which cast it to
+  float16) fails inside the op (161002): ``ValueError``.  ``divisor_override == +-255`` is in range but not
+  "small" (the op's no-mean-matrix test is ``|divisor_override| < 255``): without ``count_include_pad`` such
+  windows are divided by their number of real cells, as with ``divisor_override == 0``.
 
 Precision (cube and global paths)
 ---------------------------------
@@ -167,8 +170,9 @@ def avg_pool2d_backward(
     self = np.asarray(self)
     check_float("self", self)
     check_float("grad_output", grad_output)
-    if grad_output.dtype != self.dtype:
-        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
+    # The op checks self's and grad_output's dtypes against the list separately, not for equality: the
+    # computation (and gradInput, whose dtype equals grad_output's) follows grad_output.
+    dtype = grad_output.dtype
     kernel, stride_, pad = _attrs(kernel_size, stride, padding)
     divisor_override = int(divisor_override)
     cube_math_type = int(cube_math_type)
@@ -180,7 +184,7 @@ def avg_pool2d_backward(
     if grad_output.shape[:-2] != self.shape[:-2]:
         raise ValueError(f"leading (N, C) dims differ: grad_output {grad_output.shape} vs self {self.shape}")
     if self.size == 0:
-        return np.zeros(self.shape, dtype=self.dtype)
+        return np.zeros(self.shape, dtype=dtype)
     if grad_output.size == 0:
         raise ValueError("empty grad_output with a non-empty self: the op leaves gradInput unwritten (undefined)")
     h, w = self.shape[-2:]
@@ -189,12 +193,12 @@ def avg_pool2d_backward(
     if grad_output.shape[-2:] != (ho, wo):
         raise ValueError(f"grad_output spatial size {grad_output.shape[-2:]} != pooled size {(ho, wo)}")
     path = select_path(product, self.shape, grad_output.shape, kernel, ceil_mode, count_include_pad, divisor_override)
-    if path == "cube" and cube_math_type == 3 and str(product).strip().lower() in _V1:
-        raise ValueError(f"cube_math_type 3 (USE_HF32) is not supported on product {product!r}")
+    if path == "cube" and dtype == _F32 and cube_math_type not in (1, 2) and str(product).strip().lower() in _V1:
+        raise ValueError(f"the cube of product {product!r} has no FLOAT32: use cube_math_type 1 or 2")
     planes = self.size // (h * w)
     g = to_compute(grad_output).reshape(planes, ho, wo)
     to_half = cube_math_type in (1, 2)
-    half = to_half or self.dtype == _F16  # the cube / division run in float16
+    half = to_half or dtype == _F16  # the cube / division run in float16
 
     with np.errstate(over="ignore", invalid="ignore"):
         if path == "global":
@@ -204,7 +208,7 @@ def avg_pool2d_backward(
                 res = res.astype(_F16).astype(_F32)
             out = np.empty((planes, h, w), dtype=_F32)
             out[...] = res  # (P, 1, 1) broadcast over the plane
-            return from_compute(out.reshape(self.shape), self.dtype)
+            return from_compute(out.reshape(self.shape), dtype)
 
         if path == "direct":
             if divisor_override != 0:
@@ -214,14 +218,15 @@ def avg_pool2d_backward(
                 dw = _axis_divisor(w, wo, kernel[1], stride_[1], pad[1], count_include_pad)
                 scaled = g / (dh[:, None] * dw[None, :]).astype(_F32)
             out = _spread(scaled, (h, w), kernel, stride_, pad, ho, wo)
-            return from_compute(out.reshape(self.shape), self.dtype)
+            return from_compute(out.reshape(self.shape), dtype)
 
         # cube path: optional per-window 1/count factor, cast, uniform weight, float32 sums
         gc = g
-        if divisor_override == 0 and not count_include_pad:
+        small_divisor = divisor_override != 0 and -_DIVISOR_LIMIT < divisor_override < _DIVISOR_LIMIT
+        if not (small_divisor or count_include_pad):  # the op's mean-matrix branch
             dh = _axis_divisor(h, ho, kernel[0], stride_[0], pad[0], False)
             dw = _axis_divisor(w, wo, kernel[1], stride_[1], pad[1], False)
-            mul_dtype = _F16 if self.dtype == _F16 else _F32
+            mul_dtype = _F16 if dtype == _F16 else _F32
             mean = (np.float32(1) / (dh[:, None] * dw[None, :]).astype(_F32)).astype(mul_dtype).astype(_F32)
             gc = (gc * mean).astype(mul_dtype).astype(_F32)
             weight = 1.0
@@ -235,7 +240,7 @@ def avg_pool2d_backward(
         out = _spread(gc * weight, (h, w), kernel, stride_, pad, ho, wo)
         if half:
             out = out.astype(_F16)
-        return from_compute(out.reshape(self.shape), self.dtype)
+        return from_compute(out.reshape(self.shape), dtype)
 
 
 def cost(

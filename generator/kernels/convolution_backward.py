@@ -57,6 +57,10 @@ memory is a few float32 copies of the operands (about ``prod(Lq)/prod(in)`` time
 for small strides) plus one GEMM result buffer; no im2col. Caveat: non-finite values in ``input`` /
 ``grad_output`` may leak NaN into more gradient entries than in PyTorch (``0 * inf`` on garbage positions).
 
+Small problems use one stacked GEMM per gradient over all kernel offsets (call overhead dominates there).
+Depthwise convolutions (one input channel per group, 1-D/2-D, not transposed) run, with the compiled helpers
+(``_accel``), as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
+
 Tolerance: float32 results match PyTorch's CPU float32 result to rtol=1e-5 with atol ~1e-5 scaled by the
 square root of the reduction length (differences are float32 summation order only); float16/bfloat16
 results are the float32 result rounded once to the output dtype (the tests compare against torch's float32
@@ -65,18 +69,29 @@ result on the same rounded inputs, with the dtype's rtol and an atol scaled by t
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, to_compute
+from generator.kernels import _accel
+from generator.kernels._common import (
+    MACS_PER_OP,
+    OPS_PER_STEP,
+    Cost,
+    check_float,
+    from_compute,
+    int_values,
+    numel,
+    to_compute,
+)
 
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
 
-__all__ = ["convolution_backward", "round_hf32"]
+__all__ = ["convolution_backward", "cost", "round_hf32"]
 
 
 def round_hf32(array: np.ndarray, drop_bits: int = 12) -> np.ndarray:
@@ -147,11 +162,21 @@ class _Grid:
         self.offsets = []  # (phase index, flat shift) per kernel offset, in weight (C-order) order
         for kidx in itertools.product(*(range(k) for k in kernel)):
             pos = [ki * d for ki, d in zip(kidx, dilation, strict=True)]
-            phase = int(np.ravel_multi_index([p % s for p, s in zip(pos, stride, strict=True)], stride))
+            phase = 0
+            for p, s in zip(pos, stride, strict=True):  # C-order index of the phase (p % s per dim)
+                phase = phase * s + p % s
             shift = sum((p // s) * g for p, s, g in zip(pos, stride, grid_strides, strict=True))
             self.offsets.append((phase, shift))
         self.total = self.cols + max(shift for _, shift in self.offsets)
         self.phases = math.prod(stride)
+        self.slices = list(self._phase_slices())
+        self.offset_arrays = tuple(np.array(v, np.int64) for v in zip(*self.offsets))  # (phases, shifts)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=64)
+    def cached(n, x_size, y_size, kernel, stride, dilation, pad_lo) -> _Grid:
+        """The grid of a geometry, shared by calls with the same shapes (it holds no data)."""
+        return _Grid(n, x_size, y_size, kernel, stride, dilation, pad_lo)
 
     def _grid_view(self, rows2d: np.ndarray) -> np.ndarray:
         """``[C, >= cols]`` -> writable view ``[C, N, *Lq]`` of its first ``cols`` columns."""
@@ -176,7 +201,7 @@ class _Grid:
         """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]``."""
         buf = np.zeros((self.phases, x.shape[1], self.total), _F32)
         perm = (1, 0, *range(2, x.ndim))
-        for phase, xsl, gsl in self._phase_slices():
+        for phase, xsl, gsl in self.slices:
             self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)] = x[
                 (slice(None), slice(None), *xsl)
             ].transpose(perm)
@@ -185,7 +210,7 @@ class _Grid:
     def phases_to_x(self, buf: np.ndarray, dtype: np.dtype) -> np.ndarray:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype``."""
         out = np.empty((self.n, buf.shape[1], *self.x_size), dtype)
-        for phase, xsl, gsl in self._phase_slices():
+        for phase, xsl, gsl in self.slices:
             view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
             out[(slice(None), slice(None), *xsl)] = view.transpose(1, 0, *range(2, view.ndim))
         return out
@@ -203,11 +228,60 @@ class _Grid:
         return view.transpose(1, 0, *range(2, view.ndim)).astype(dtype)
 
 
+# Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
+# it stacks the offsets' operands, so it is used only while that stack stays below this many floats.
+_STACKED_MAX_FLOATS = 1 << 18
+# Columns per GEMM in the per-offset loops: bounds the temporary product, keeps the GEMMs large.
+_CHUNK = 1 << 13
+
+
+def _stack_offsets(grid: _Grid, xbuf, groups) -> np.ndarray:
+    """``[groups, taps, Cx/g, cols]``: the x-side view of every kernel offset, copied side by side."""
+    cxg, taps = xbuf.shape[1] // groups, len(grid.offsets)
+    stack = np.empty((groups, taps, cxg, grid.cols), _F32)
+    if _accel.enabled():
+        _stack_compiled(xbuf, stack, *grid.offset_arrays)
+        return stack
+    for kk, (phase, shift) in enumerate(grid.offsets):
+        stack[:, kk] = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
+    return stack
+
+
+@_accel.jit
+def _stack_compiled(xbuf, stack, phases, shifts):
+    groups, taps, cxg, cols = stack.shape
+    for g in range(groups):
+        for kk in range(taps):
+            for ci in range(cxg):
+                src = xbuf[phases[kk], g * cxg + ci, shifts[kk] : shifts[kk] + cols]
+                dst = stack[g, kk, ci]
+                for j in range(cols):
+                    dst[j] = src[j]
+
+
+@_accel.jit
+def _unstack_add_compiled(xbuf, stack, phases, shifts):
+    """``xbuf[phase_k, c, shift_k + j] += stack[g, k, c', j]`` in increasing ``k`` (as the NumPy loop)."""
+    groups, taps, cxg, cols = stack.shape
+    for kk in range(taps):
+        for g in range(groups):
+            for ci in range(cxg):
+                dst = xbuf[phases[kk], g * cxg + ci, shifts[kk] : shifts[kk] + cols]
+                src = stack[g, kk, ci]
+                for j in range(cols):
+                    dst[j] += src[j]
+
+
 def _grad_weight(grid: _Grid, xbuf, ygrid, groups, kernel) -> np.ndarray:
     """``gw[cy, cxg, k] = sum_{n, o} y[n, cy, o] * x_pad[n, g*Cxg + cxg, o*s + k*d]`` -> ``[Cy, Cxg, *k]``."""
     cx, cy = xbuf.shape[1], ygrid.shape[0]
     cxg, cyg = cx // groups, cy // groups
     yg = ygrid.reshape(groups, cyg, grid.cols)
+    taps = len(grid.offsets)
+    if taps * cx * grid.cols <= _STACKED_MAX_FLOATS:
+        stack = _stack_offsets(grid, xbuf, groups)
+        res = np.matmul(yg, stack.reshape(groups, taps * cxg, grid.cols).transpose(0, 2, 1))
+        return res.reshape(groups, cyg, taps, cxg).transpose(0, 1, 3, 2).reshape(cy, cxg, *kernel)
     out = np.empty((len(grid.offsets), groups, cyg, cxg), _F32)
     for kk, (phase, shift) in enumerate(grid.offsets):
         xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
@@ -220,25 +294,49 @@ def _conv_transpose_into_x(grid: _Grid, ygrid, w_k, cx, groups) -> np.ndarray:
     cyg, cxg = w_k.shape[2], w_k.shape[3]
     yg = ygrid.reshape(groups, cyg, grid.cols)
     xbuf = np.zeros((grid.phases, cx, grid.total), _F32)
-    tmp = np.empty((groups, cxg, grid.cols), _F32)
-    for kk, (phase, shift) in enumerate(grid.offsets):
-        np.matmul(w_k[kk].transpose(0, 2, 1), yg, out=tmp)
-        xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += tmp
+    taps = len(grid.offsets)
+    if taps * cx * grid.cols <= _STACKED_MAX_FLOATS:
+        w_all = w_k.transpose(1, 0, 3, 2).reshape(groups, taps * cxg, cyg)  # [g, (k, cxg), cyg]
+        stack = np.matmul(w_all, yg).reshape(groups, taps, cxg, grid.cols)
+        if _accel.enabled():
+            _unstack_add_compiled(xbuf, stack, *grid.offset_arrays)
+            return xbuf
+        for kk, (phase, shift) in enumerate(grid.offsets):
+            xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += stack[:, kk]
+        return xbuf
+    # The per-offset product goes through a buffer of at most _CHUNK columns (same sums, less memory).
+    chunk = min(grid.cols, _CHUNK)
+    tmp = np.empty((groups, cxg, chunk), _F32)
+    for c0 in range(0, grid.cols, chunk):
+        c1 = min(grid.cols, c0 + chunk)
+        t = tmp[:, :, : c1 - c0]
+        for kk, (phase, shift) in enumerate(grid.offsets):
+            np.matmul(w_k[kk].transpose(0, 2, 1), yg[:, :, c0:c1], out=t)
+            xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift + c0 : shift + c1] += t
     return xbuf
 
 
 def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
     """Ordinary convolution ``Y = sum_k W_k @ X_k`` on the grid (gradient w.r.t. the y side)."""
     cyg, cxg = w_k.shape[2], w_k.shape[3]
+    taps = len(grid.offsets)
+    if taps * cxg * groups * grid.cols <= _STACKED_MAX_FLOATS:
+        stack = _stack_offsets(grid, xbuf, groups)
+        w_all = w_k.transpose(1, 2, 0, 3).reshape(groups, cyg, taps * cxg)  # [g, cyg, (k, cxg)]
+        return np.matmul(w_all, stack.reshape(groups, taps * cxg, grid.cols)).reshape(groups * cyg, grid.cols)
     acc = np.empty((groups, cyg, grid.cols), _F32)
-    tmp = np.empty_like(acc)
-    for kk, (phase, shift) in enumerate(grid.offsets):
-        xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
-        if kk == 0:
-            np.matmul(w_k[kk], xv, out=acc)
-        else:
-            np.matmul(w_k[kk], xv, out=tmp)
-            acc += tmp
+    chunk = min(grid.cols, _CHUNK)
+    tmp = np.empty((groups, cyg, chunk), _F32)
+    for c0 in range(0, grid.cols, chunk):
+        c1 = min(grid.cols, c0 + chunk)
+        t, a = tmp[:, :, : c1 - c0], acc[:, :, c0:c1]
+        for kk, (phase, shift) in enumerate(grid.offsets):
+            xv = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift + c0 : shift + c1]
+            if kk == 0:
+                np.matmul(w_k[kk], xv, out=a)
+            else:
+                np.matmul(w_k[kk], xv, out=t)
+                a += t
     return acc.reshape(groups * cyg, grid.cols)
 
 
@@ -258,6 +356,61 @@ def _empty_path(grad_output, input, weight, bias_sizes, output_mask):  # noqa: A
             raise ValueError(f"bias_sizes: the empty-tensor path needs one non-negative value, got {sizes}")
         grad_bias = np.zeros((sizes[0],), grad_output.dtype)
     return grad_input, grad_weight, grad_bias
+
+
+def cost(
+    grad_output,
+    input,  # noqa: A002
+    weight,
+    bias_sizes,
+    stride,
+    padding,
+    dilation,
+    transposed,
+    output_padding,
+    groups,
+    output_mask,
+    cube_math_type=0,
+    *,
+    emulate_precision=False,
+    hf32_drop_bits=12,
+) -> Cost:
+    """Memory and work of the grid scheme (see the module docstring), from shapes and attributes only."""
+    go, x, w = (tuple(int(d) for d in getattr(a, "shape", ())) for a in (grad_output, input, weight))
+    small = Cost(0, 0, "input")
+    ndim = len(x)
+    if ndim not in (3, 4, 5) or len(go) != ndim or len(w) != ndim:
+        return small
+    nsp = ndim - 2
+    strides, dil = int_values(stride, nsp), int_values(dilation, nsp)
+    pads = int_values(padding, 4) if nsp == 2 and padding is not None and len(padding) == 4 else None
+    lo = pads[0::2] if pads else int_values(padding, nsp)
+    kernel = w[2:]
+    if strides is None or dil is None or lo is None or min(strides) < 1 or min(dil) < 1 or min(lo) < 0:
+        return small
+    if min(kernel) < 1:
+        return small
+    groups = max(int(groups), 1)
+    mask = list(output_mask or ())[:3] + [False] * 3
+    x_size, y_size = (go[2:], x[2:]) if transposed else (x[2:], go[2:])
+    cx, cy = (go[1], x[1]) if transposed else (x[1], go[1])
+    span = [(k - 1) * d for k, d in zip(kernel, dil)]
+    lq = [max(o + q // s, -(-(p + xs) // s), 1) for o, q, p, xs, s in zip(y_size, span, lo, x_size, strides)]
+    cols = x[0] * numel(lq)
+    shift = sum((q // s) * numel(lq[i + 1 :]) for i, (q, s) in enumerate(zip(span, strides)))
+    total, phases, taps = cols + shift, numel(strides), numel(kernel)
+    inputs = numel(go) + numel(x) + numel(w)
+    grads = int(bool(mask[0])) + int(bool(mask[1]))
+    nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 8 * (cx + cy) * cols * grads
+    macs = taps * cy * (cx // groups) * cols
+    ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
+    ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs
+    blowup = numel(lq) > 4 * max(numel(x_size), numel(y_size), 1)
+    if blowup:
+        param = "dilation" if sum(span) > sum(lo) else "padding"
+    else:
+        param = max((numel(go), "gradOutput"), (numel(x), "input"), (numel(w), "weight"))[1]
+    return Cost(nbytes, ops, param)
 
 
 def convolution_backward(
@@ -352,31 +505,143 @@ def convolution_backward(
         elif cube_math_type == 2 and promoted != _F16:
             gy, x, w = (_round_fp16(a) for a in (gy, x, w))
 
+    need_gi, need_gw, need_gb = mask
+    if _direct_applies(transposed, nsp, groups, c_in, c_out):
+        grad_input, grad_weight = _direct_grouped(gy, x, w, groups, stride_t, pad_lo, dilation_t, need_gi, need_gw)
+        grad_input = None if grad_input is None else from_compute(grad_input, np.dtype(input.dtype))
+        grad_weight = None if grad_weight is None else from_compute(grad_weight, np.dtype(weight.dtype))
+        return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     x_side, y_side = (gy, x) if transposed else (x, gy)
     x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
-    grid = _Grid(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
+    grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
     cxg, cyg = cx // groups, cy // groups
-    need_gi, need_gw, need_gb = mask
 
     # Weight per kernel offset: [K, groups, Cy/g, Cx/g], contiguous for BLAS.
     w_k = None
     if need_gi:
         w_k = np.ascontiguousarray(w.reshape(groups, cyg, cxg, math.prod(kernel)).transpose(3, 0, 1, 2))
+    # Order the steps so that each buffer is freed as soon as possible (peak memory).
     xbuf = grid.x_to_phases(x_side) if (need_gw or (need_gi and transposed)) else None
-    ygrid = grid.y_to_grid(y_side) if (need_gw or (need_gi and not transposed)) else None
-
-    grad_input = grad_weight = grad_bias = None
-    if need_gi:
-        if transposed:
+    grad_input = grad_weight = None
+    if transposed:
+        if need_gi:
             grad_input = grid.grid_to_y(_conv_into_y(grid, xbuf, w_k, groups), np.dtype(input.dtype))
-        else:
+        if need_gw:
+            ygrid = grid.y_to_grid(y_side)
+            grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
+            del ygrid
+        del xbuf
+    else:
+        ygrid = grid.y_to_grid(y_side) if (need_gw or need_gi) else None
+        if need_gw:
+            grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
+        del xbuf
+        if need_gi:
             gxbuf = _conv_transpose_into_x(grid, ygrid, w_k, cx, groups)
+            del ygrid
             grad_input = grid.phases_to_x(gxbuf, np.dtype(input.dtype))
             del gxbuf
-    if need_gw:
-        grad_weight = from_compute(_grad_weight(grid, xbuf, ygrid, groups, kernel), np.dtype(weight.dtype))
-    if need_gb:
-        grad_bias = from_compute(
-            gy.reshape(n, c_out, math.prod(go_size)).sum(axis=2).sum(axis=0), np.dtype(grad_output.dtype)
-        )
-    return grad_input, grad_weight, grad_bias
+    return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
+
+
+def _grad_bias(gy: np.ndarray, needed: bool, dtype) -> np.ndarray | None:
+    """``sum(grad_output)`` over N and space (pairwise float32 sums)."""
+    if not needed:
+        return None
+    n, c_out = gy.shape[:2]
+    return from_compute(gy.reshape(n, c_out, math.prod(gy.shape[2:])).sum(axis=2).sum(axis=0), np.dtype(dtype))
+
+
+# Direct (compiled) path for depthwise convolutions (one input channel per group, a channel multiplier of at
+# most _DIRECT_MAX_MULTIPLIER): per-tap GEMMs of 1 x m matrices waste BLAS, while a stencil loop touches each
+# operand a few times and needs no temporaries. 1-D and 2-D, not transposed. (With more channels per group the
+# per-row loop overhead outgrows the GEMM path, which stays in use there.)
+_DIRECT_MAX_MULTIPLIER = 4
+
+
+def _direct_applies(transposed: bool, nsp: int, groups: int, c_in: int, c_out: int) -> bool:
+    if transposed or nsp > 2 or not _accel.enabled():
+        return False
+    return c_in == groups and c_out // groups <= _DIRECT_MAX_MULTIPLIER and groups > 1
+
+
+def _direct_grouped(gy, x, w, groups, stride, pad_lo, dilation, need_gi, need_gw):
+    """Grouped conv backward by direct loops: returns float32 (grad_input, grad_weight) (None where not needed)."""
+    one_d = x.ndim == 3
+    if one_d:  # 1-D as 2-D with H = 1
+        gy, x, w = gy[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
+        stride, pad_lo, dilation = (1, *stride), (0, *pad_lo), (1, *dilation)
+    gi = np.zeros(x.shape if need_gi else (0, 0, 0, 0), np.float32)
+    gw = np.zeros(w.shape if need_gw else (0, 0, 0, 0), np.float64)
+    _direct_grouped_compiled(
+        _accel.ready(gy), _accel.ready(x), _accel.ready(w), groups, stride[0], stride[1],
+        pad_lo[0], pad_lo[1], dilation[0], dilation[1], need_gi, need_gw, gi, gw,
+    )  # fmt: skip
+    grad_input = (gi[:, :, 0] if one_d else gi) if need_gi else None
+    grad_weight = (gw[:, :, 0] if one_d else gw).astype(np.float32) if need_gw else None
+    return grad_input, grad_weight
+
+
+@_accel.jit(fastmath={"reassoc", "contract"})
+def _direct_grouped_compiled(gy, x, w, groups, sh, sw, ph, pw, dh, dw, need_gi, need_gw, gi, gw):
+    """``gi[n, cx] += w[cy, cx', kh, kw] * gy[n, cy]`` shifted, ``gw[cy, cx', kh, kw] += sum gy[n, cy] * x[n, cx]``
+    shifted (float64 sums, in any order: ``reassoc`` lets them vectorise; no NaN/inf shortcuts).
+
+    Rows are addressed in flat views with unsigned offsets: NumPy-style negative-index wrap-around tests
+    on signed indices would keep LLVM from vectorising the row loops."""
+    n_, c_in, h, wd = x.shape
+    c_out, cxg, kh_, kw_ = w.shape
+    oh_, ow_ = gy.shape[2], gy.shape[3]
+    cyg = c_out // groups
+    gyf, xf = gy.reshape(-1), x.reshape(-1)
+    gif = gi.reshape(-1)
+    u = np.uint64
+    step = u(sw)
+    for b in range(n_):
+        for cy in range(c_out):
+            g = cy // cyg
+            for ci in range(cxg):
+                cx = g * cxg + ci
+                ybase = (b * c_out + cy) * oh_ * ow_
+                xbase = (b * c_in + cx) * h * wd
+                for kh in range(kh_):
+                    # output rows whose input row is inside the image
+                    oh_lo = 0
+                    while oh_lo < oh_ and oh_lo * sh - ph + kh * dh < 0:
+                        oh_lo += 1
+                    oh_hi = oh_
+                    while oh_hi > oh_lo and (oh_hi - 1) * sh - ph + kh * dh >= h:
+                        oh_hi -= 1
+                    for kw in range(kw_):
+                        wv = w[cy, ci, kh, kw]
+                        # output columns whose input column is inside the image
+                        lo = 0
+                        while lo < ow_ and lo * sw - pw + kw * dw < 0:
+                            lo += 1
+                        hi = ow_
+                        while hi > lo and (hi - 1) * sw - pw + kw * dw >= wd:
+                            hi -= 1
+                        count = hi - lo
+                        first = lo * sw + kw * dw - pw  # input column of output column lo (>= 0)
+                        acc = 0.0
+                        for oh in range(oh_lo, oh_hi):
+                            yb = u(ybase + oh * ow_ + lo)
+                            xb = u(xbase + (oh * sh - ph + kh * dh) * wd + first)
+                            if need_gi and need_gw and sw == 1:  # the common case, unit stride: vectorises
+                                for i in range(count):
+                                    gv = gyf[yb + u(i)]
+                                    gif[xb + u(i)] += wv * gv
+                                    acc += np.float64(gv) * np.float64(xf[xb + u(i)])
+                            elif need_gi and need_gw:
+                                for i in range(count):
+                                    gv = gyf[yb + u(i)]
+                                    gif[xb + u(i) * step] += wv * gv
+                                    acc += np.float64(gv) * np.float64(xf[xb + u(i) * step])
+                            elif need_gi:
+                                for i in range(count):
+                                    gif[xb + u(i) * step] += wv * gyf[yb + u(i)]
+                            elif need_gw:
+                                for i in range(count):
+                                    acc += np.float64(gyf[yb + u(i)]) * np.float64(xf[xb + u(i) * step])
+                        if need_gw:
+                            gw[cy, ci, kh, kw] += acc

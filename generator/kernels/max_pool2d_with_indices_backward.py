@@ -24,9 +24,10 @@ Conventions (op_api ``aclnn_max_pool2d_with_indices_backward.cpp``)
   entry point, with the shape of ``grad_output``) have no defined meaning as flat positions: rejected with
   ``ValueError``.  Indices outside ``[0, H*W)`` are undefined on the device: ``ValueError``.  In-range indices
   outside their window are scattered where they point (neither the device nor PyTorch checks).
-* Formats: the kernel cannot see tensor formats; pass ``data_format="NHWC"`` (keyword-only, not part of the
-  binding contract) for 950's channels-last tensors ``(N, H, W, C)`` / ``(H, W, C)``; indices are then still
-  ``h*W + w`` per ``(n, c)`` plane (reading: same convention as PyTorch's channels-last pooling).
+* Formats: the kernel cannot see tensor formats; the spec passes ``self``'s format as ``data_format``
+  (keyword-only): ``"NHWC"`` selects channels-last tensors ``(N, H, W, C)`` / ``(H, W, C)`` (the op's shape
+  checks read them that way on every product), any other format (or None) is channels-first, as in the op.
+  Indices are ``h*W + w`` per ``(n, c)`` plane either way (reading: PyTorch's channels-last convention).
 * Sums are formed in float64 (``np.bincount``) and rounded once to the dtype of ``self``.
 * Empty tensors: only a zero batch ``N`` can pass the op's checks; it returns correctly shaped zeros (the op
   returns without computing, and the result is empty anyway).
@@ -77,10 +78,8 @@ def max_pool2d_with_indices_backward(
         raise ValueError("INT8 indices are not flat positions (only the mask entry point defines INT8)")
     if indices.dtype not in _INDEX_DTYPES:
         raise TypeError(f"indices dtype must be int32 or int64, got {indices.dtype}")
-    fmt = "NCHW" if data_format is None else str(data_format).upper()
-    if fmt not in {"NCHW", "ND", "NHWC", "NCL"}:
-        raise ValueError(f"unknown data_format {data_format!r}")
-    channels_last = fmt == "NHWC"
+    # the op reads C from the last dimension for NHWC and from dimension -3 for every other public format
+    channels_last = data_format is not None and str(data_format).upper() == "NHWC"
     kernel, stride_, pad, dil = _params(kernel_size, stride, padding, dilation)
     if self.ndim not in (3, 4):
         raise ValueError(f"self must be 3-D (C,H,W) or 4-D (N,C,H,W), got shape {self.shape}")

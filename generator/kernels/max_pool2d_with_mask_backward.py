@@ -52,26 +52,39 @@ Readings chosen where the facts are unsure (all [inferred] in the facts, not ver
 Implementation: Layout A scatters with a blocked ``np.bincount`` (shared with the 3-D kernel); Layout B
 loops over the ``kH*kW`` window cells, expands the 16 bit lanes with shifts and adds ``grad_output`` into a
 strided view of a padded float32 buffer (one cell per output per pass, so no collisions within a pass).
+With the compiled helpers (``_accel``) both layouts run as single loops: the scatter adds in float32 in index
+order (as PyTorch's CPU kernel), the bit mask visits only its set bits with the same float32 sums in the
+same order as the NumPy path (bit-identical).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import (
+    OPS_PER_STEP,
+    Cost,
     check_float,
     from_compute,
+    int_values,
     normalize_pair,
+    numel,
+    pool_out_size,
     to_compute,
 )
 from generator.kernels.max_pool3d_with_argmax_backward import (
     check_pool_params,
     pooled_shape,
     scatter_add_planes,
+    scatter_cost,
     window_argmax,
 )
 
 __all__ = [
+    "cost",
     "decode_mask",
     "encode_mask",
     "mask_layout",
@@ -165,10 +178,12 @@ def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
     mask = np.asarray(mask)
     if mask.dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
         raise TypeError(f"indices must be an INT8 mask, got dtype {mask.dtype}")
-    raw = np.ascontiguousarray(mask).reshape(-1).view(np.uint8)
-    if raw.size < needed:
-        raise ValueError(f"indices holds {raw.size} bytes, the mask layout needs {needed}")
-    return raw
+    if mask.size < needed:
+        raise ValueError(f"indices holds {mask.size} bytes, the mask layout needs {needed}")
+    if not mask.flags.c_contiguous and mask.size > needed:
+        # Gather only the leading bytes the layout reads (C order), not a (maybe huge, zero-stride) mask.
+        return mask[np.unravel_index(np.arange(needed), mask.shape)].view(np.uint8)
+    return np.ascontiguousarray(mask).reshape(-1).view(np.uint8)
 
 
 def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
@@ -283,6 +298,93 @@ def max_pool2d_with_mask(self, kernel_size, stride, padding, dilation, ceil_mode
     return out, encode_mask(argmax, self.shape, kernel, stride_, pad, ceil_mode, layout=layout)
 
 
+def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b") -> Cost:
+    """A2 layout: one scatter like the 3-D kernel. Bit-mask layout: one pass over the 16-lane words and
+    the pooled gradient per window cell, into a padded float32 accumulator."""
+    shape = tuple(getattr(self, "shape", ()))
+    self_size, grad_size = numel(shape), int(getattr(grad_output, "size", 0))
+    small = Cost(0, 0, "self")
+    kernel = int_values(kernel_size, 2)
+    if kernel is None or len(shape) not in (3, 4) or min(kernel) <= 0:
+        return small  # the kernel refuses these arguments before allocating anything
+    try:
+        layout = mask_layout(product, kernel)
+    except ValueError:
+        return small
+    if layout == LAYOUT_A2:
+        nbytes, ops = scatter_cost(self_size, grad_size, numel(shape[-2:]))
+        return Cost(nbytes, ops, "self" if 6 * self_size >= 16 * grad_size else "gradOutput")
+    strides = int_values(stride, 2, empty=kernel)
+    pad = int_values(padding, 2)
+    if strides is None or pad is None or min(strides) <= 0 or min(pad) < 0:
+        return small
+    h, w = shape[-2:]
+    nc = self_size // max(h * w, 1)
+    ho = pool_out_size(h, kernel[0], strides[0], pad[0], 1, bool(ceil_mode))
+    wo = pool_out_size(w, kernel[1], strides[1], pad[1], 1, bool(ceil_mode))
+    if ho <= 0 or wo <= 0:
+        return small
+    hp = max(h + pad[0], (ho - 1) * strides[0] + kernel[0]) + pad[0]
+    wp = max(w + pad[1], (wo - 1) * strides[1] + kernel[1]) + pad[1]
+    cells = kernel[0] * kernel[1]
+    lanes = (nc + 15) // 16 * 16 * ho * wo  # pooled positions of every 16-channel lane group
+    nbytes = 4 * nc * hp * wp + 4 * grad_size + 8 * lanes + 6 * self_size
+    ops = cells * (12 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
+    return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
+
+
+# Trailing-zero count of a 32-bit word with one bit set: _DEBRUIJN[(bit * 0x077CB531 mod 2**32) >> 27]
+# (a module-level array: Numba freezes it as a constant instead of building it at every call).
+_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # fmt: skip
+
+
+@_accel.jit
+def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
+    """Compiled bit-mask backward: the same float32 sums in the same order (window cell ``k`` outermost, so
+    every input cell receives its contributions in increasing ``k``) as the NumPy path, but it visits only
+    the set bits (lowest first, via a de Bruijn count of trailing zeros) and needs no temporaries."""
+    n, c1, kk, _ = words.shape
+    c, ho, wo = g.shape[1], g.shape[2], g.shape[3]
+    h, w = out.shape[2], out.shape[3]
+    for b in range(n):
+        for cb in range(c1):
+            for k in range(kk):
+                i = k // kw
+                j = k - i * kw
+                for t in range(ho * wo):
+                    word = np.uint32(words[b, cb, k, t])
+                    if word == 0:
+                        continue
+                    oh = t // wo
+                    ow = t - oh * wo
+                    hh = oh * sh - ph + i
+                    ww = ow * sw - pw + j
+                    if hh < 0 or hh >= h or ww < 0 or ww >= w:
+                        continue
+                    while word != 0:
+                        low = word & (np.uint32(0) - word)
+                        lane = _DEBRUIJN[((low * np.uint32(0x077CB531)) & np.uint32(0xFFFFFFFF)) >> np.uint32(27)]
+                        word ^= low
+                        ch = cb * 16 + lane
+                        if ch < c:
+                            out[b, ch, hh, ww] += g[b, ch, oh, ow]
+
+
+def _key(values) -> tuple:
+    """A hashable copy of an attribute list (for the geometry cache)."""
+    return tuple(values) if values is not None else ()
+
+
+@functools.lru_cache(maxsize=256)
+def _setup(product, kernel_size, stride, padding, dilation, ceil_mode, self_shape):
+    """Layout, normalised attributes and geometry of a call (cached: small calls are dominated by this
+    parsing; refusals raise and are not cached)."""
+    layout = mask_layout(product, kernel_size)
+    kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
+    return layout, kernel, stride_, pad, _geometry(self_shape, kernel, stride_, pad, ceil_mode)
+
+
 def max_pool2d_with_mask_backward(
     grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, *, product="910b"
 ) -> np.ndarray:
@@ -293,9 +395,9 @@ def max_pool2d_with_mask_backward(
     check_float("grad_output", grad_output)
     if grad_output.dtype != self.dtype:
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
-    layout = mask_layout(product, kernel_size)
-    kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
-    n, c, h, w, ho, wo, lead = _geometry(self.shape, kernel, stride_, pad, ceil_mode)
+    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead) = _setup(
+        str(product), _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
+    )
     if grad_output.shape != lead + (ho, wo):
         raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {lead + (ho, wo)}")
     if n == 0:
@@ -307,6 +409,10 @@ def max_pool2d_with_mask_backward(
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     kk = kernel[0] * kernel[1]
     words = _v1_words(indices, n, c, kk, ho, wo)
+    if _accel.enabled():
+        grad_input = np.zeros((n, c, h, w), dtype=np.float32)
+        _v1_backward_compiled(_accel.ready(words), g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input)
+        return from_compute(grad_input.reshape(self.shape), self.dtype)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]
     wp = max(w + pad[1], (wo - 1) * stride_[1] + kernel[1]) + pad[1]

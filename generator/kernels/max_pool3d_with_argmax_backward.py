@@ -31,26 +31,34 @@ Readings chosen where the facts are unsure
   the first in-bounds cell of the window.  Indices are returned as int32 (the A2/A3 device type).
 
 Implementation: the scatter is a blocked ``np.bincount`` with weights over groups of whole ``(n, c)``
-planes (each block's float64 accumulator stays cache-sized), written straight into the float32 result.
+planes (each block's float64 accumulator stays cache-sized), written straight into the float32 result;
+with the compiled helpers (``_accel``) one loop adds in float32 in index order, as PyTorch's CPU kernel.
 The forward loops over the kD*kH*kW kernel offsets with strided views of a -inf padded copy.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import (
+    OPS_PER_GATHER,
+    OPS_PER_STEP,
+    Cost,
     check_float,
     from_compute,
     normalize_triple,
+    numel,
     pool_out_size,
     to_compute,
 )
 
 __all__ = [
     "check_pool_params",
+    "cost",
     "max_pool3d_with_argmax",
     "max_pool3d_with_argmax_backward",
     "pool_params",
@@ -95,6 +103,23 @@ def pooled_shape(spatial, kernel, stride, pad, dil, ceil_mode) -> tuple[int, ...
     return out
 
 
+@_accel.jit
+def _scatter_planes_compiled(values, index, plane_size, out):
+    """Compiled :func:`scatter_add_planes`: one pass, float32 sums in index order straight into ``out`` (which
+    comes in as zeros) -- PyTorch's CPU kernel does exactly this, so the results equal its bit for bit; the
+    NumPy path's float64 sums differ from it by at most the float32 rounding of each sum. Returns False
+    (leaving ``out`` partial) when an index is out of range."""
+    planes, length = values.shape
+    for p in range(planes):
+        row = out[p]
+        for j in range(length):
+            i = index[p, j]
+            if i < 0 or i >= plane_size:
+                return False
+            row[i] += values[p, j]
+    return True
+
+
 def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -> np.ndarray:
     """Per-plane scatter-add: ``out[p, index[p, j]] += values[p, j]``.
 
@@ -104,6 +129,10 @@ def scatter_add_planes(values: np.ndarray, index: np.ndarray, plane_size: int) -
     planes, length = values.shape
     if planes == 0 or plane_size == 0 or length == 0:
         return np.zeros((planes, plane_size), dtype=np.float32)
+    if _accel.enabled() and values.dtype == np.float32 and index.dtype in (np.int32, np.int64):
+        out = np.zeros((planes, plane_size), dtype=np.float32)
+        if _scatter_planes_compiled(_accel.ready(values), _accel.ready(index), plane_size, out):
+            return out
     lo, hi = int(index.min()), int(index.max())
     if lo < 0 or hi >= plane_size:
         raise ValueError(f"indices must lie in [0, {plane_size}), got range [{lo}, {hi}]")
@@ -200,6 +229,40 @@ def max_pool3d_with_argmax(self, kernel_size, stride, padding, dilation, ceil_mo
     return from_compute(values.reshape(lead + out_sp), self.dtype), idx.astype(np.int32).reshape(lead + out_sp)
 
 
+def scatter_cost(self_size: int, grad_size: int, plane: int) -> tuple[int, int]:
+    """(bytes, ops) of :func:`scatter_add_planes` plus the float32 copies and the cast around it."""
+    nbytes = 6 * self_size + 16 * grad_size + 8 * max(plane, _BINS_PER_BLOCK)
+    planes = self_size // max(plane, 1)
+    steps = -(-planes // max(1, _BINS_PER_BLOCK // max(plane, 1)))
+    ops = OPS_PER_GATHER * grad_size + 4 * self_size + 4 * grad_size + OPS_PER_STEP * steps
+    return nbytes, ops
+
+
+def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode) -> Cost:
+    """A scatter of ``gradOutput`` into a float32 array like ``self``."""
+    shape = tuple(getattr(self, "shape", ()))
+    self_size, grad_size = numel(shape), int(getattr(grad_output, "size", 0))
+    nbytes, ops = scatter_cost(self_size, grad_size, numel(shape[-3:]))
+    return Cost(nbytes, ops, "self" if 6 * self_size >= 16 * grad_size else "gradOutput")
+
+
+def _key(values) -> tuple:
+    """A hashable copy of an attribute list (for the geometry cache)."""
+    return tuple(values) if values is not None else ()
+
+
+@functools.lru_cache(maxsize=256)
+def _setup(kernel_size, stride, padding, dilation, ceil_mode, self_shape):
+    """``((N, C), spatial, expected grad_output shape or None)`` of a call (cached: small calls are dominated by
+    this parsing; refusals raise and are not cached)."""
+    kernel, stride_, pad, dil = pool_params(kernel_size, stride, padding, dilation)
+    (n, c), spatial = _split_batch(self_shape)
+    expected = None
+    if all(s > 0 for s in spatial):
+        expected = tuple(self_shape[:-3]) + pooled_shape(spatial, kernel, stride_, pad, dil, ceil_mode)
+    return (n, c), spatial, expected
+
+
 def max_pool3d_with_argmax_backward(
     grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode
 ) -> np.ndarray:
@@ -213,12 +276,12 @@ def max_pool3d_with_argmax_backward(
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
     if indices.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise TypeError(f"indices dtype must be int32 or int64, got {indices.dtype}")
-    kernel, stride_, pad, dil = pool_params(kernel_size, stride, padding, dilation)
-    (n, c), spatial = _split_batch(self.shape)
+    (n, c), spatial, expected = _setup(
+        _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
+    )
     if grad_output.ndim != self.ndim:
         raise ValueError(f"grad_output rank {grad_output.ndim} differs from self rank {self.ndim}")
-    if all(s > 0 for s in spatial):
-        expected = self.shape[:-3] + pooled_shape(spatial, kernel, stride_, pad, dil, ceil_mode)
+    if expected is not None:
         if grad_output.shape != expected:
             raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {expected}")
     elif grad_output.shape[:-3] != self.shape[:-3]:

@@ -45,13 +45,16 @@ more than ``j`` samples, so every update is a contiguous, conflict-free vector o
 ``grad_output`` rows give the four corner dot products (for the location and weight gradients) and the four
 corner contributions to ``grad_value``.  Few, very full segments (many samples at one position) are finished
 with ``np.add.at``.  Memory per level is a few times the padded level of ``value`` plus O(samples) scalars.
+With the compiled helpers (``_accel``) the same formulas run one sample at a time (four corner dot products,
+four corner updates of ``grad_value``): no temporaries beyond the outputs; sums in sample order (float32).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from generator.kernels._common import check_float, from_compute, to_compute
+from generator.kernels import _accel
+from generator.kernels._common import OPS_PER_STEP, Cost, check_float, from_compute, numel, to_compute
 
 # Below this many active segments a round costs more in call overhead than np.add.at on the remaining rows.
 _MIN_ROUND_ROWS = 32
@@ -208,6 +211,87 @@ def _accumulate(corners, coef, g, mrow, offsets):
     return acc, dots
 
 
+def _level_sizes(spatial_shape) -> list[tuple[int, int]] | None:
+    """(H, W) per level as Python ints, read without copying a large table; None if unreadable."""
+    shape = getattr(spatial_shape, "shape", ())
+    if len(shape) != 2 or shape[1] != 2 or shape[0] > 4096:
+        return None
+    try:
+        return [(int(h), int(w)) for h, w in spatial_shape.tolist()]
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def cost(value, spatial_shape, level_start_index, location, attn_weight, grad_output) -> Cost:
+    """Per level: the zero-padded level table and its gradient (2 x (H+2)(W+2) rows of C floats per
+    (batch, head)), O(samples) bookkeeping and 4 corners x C channels of gathers per sample."""
+    v = tuple(int(d) for d in getattr(value, "shape", ()))
+    loc = tuple(int(d) for d in getattr(location, "shape", ()))
+    levels = _level_sizes(spatial_shape)
+    if len(v) != 4 or len(loc) != 6 or levels is None:
+        return Cost(0, 0, "value")
+    bs, keys, nh, channels = v
+    samples = bs * loc[1] * nh * loc[4]  # per level
+    outputs = numel(v) + numel(loc) + numel(loc[:-1])
+    fixed = 8 * outputs + 4 * (numel(v) + numel(loc) + numel(loc[:-1]) + int(getattr(grad_output, "size", 0)))
+    worst_level = worst_table = 0
+    ops = 4 * outputs
+    for height, width in levels:
+        if height < 0 or width < 0:
+            return Cost(0, 0, "spatialShape")  # the kernel refuses negative sizes before allocating
+        table = bs * nh * (height + 2) * (width + 2) * channels
+        per_level = 8 * table + samples * (36 * channels + 160)
+        worst_level, worst_table = max(worst_level, per_level), max(worst_table, table)
+        # the gathers read whole rows of C contiguous floats: about 3 ops per float, not OPS_PER_GATHER
+        ops += 6 * table + samples * (3 * 8 * channels + 60) + OPS_PER_STEP * 20
+    param = "spatialShape" if worst_table > 4 * max(numel(v), 1) else ("location" if samples > keys else "value")
+    return Cost(fixed + worst_level, ops, param)
+
+
+@_accel.jit(fastmath={"contract"})
+def _backward_compiled(value, levels, location, attn_weight, grad_output, grad_value, grad_location, grad_attn):
+    """The same formulas one sample at a time: four corner dot products and four corner updates of
+    ``grad_value`` per valid sample, no temporaries (float32 sums, in sample order)."""
+    bs, _, nh, channels = value.shape
+    nq, points = location.shape[1], location.shape[4]
+    one, half = np.float32(1.0), np.float32(0.5)
+    for b in range(bs):
+        for q in range(nq):
+            for h in range(nh):
+                g = grad_output[b, q, h * channels : (h + 1) * channels]
+                for lvl in range(levels.shape[0]):
+                    height, width, start = levels[lvl, 0], levels[lvl, 1], levels[lvl, 2]
+                    fw, fh = np.float32(width), np.float32(height)
+                    for p in range(points):
+                        x = location[b, q, h, lvl, p, 0] * fw - half
+                        y = location[b, q, h, lvl, p, 1] * fh - half
+                        if not (x > -1 and x < fw and y > -1 and y < fh):
+                            continue
+                        x0, y0 = np.floor(x), np.floor(y)
+                        lx, ly = x - x0, y - y0
+                        hx, hy = one - lx, one - ly
+                        ix, iy = np.int64(x0), np.int64(y0)
+                        a = attn_weight[b, q, h, lvl, p]
+                        d = np.zeros(4, np.float32)
+                        wts = (hy * hx, hy * lx, ly * hx, ly * lx)
+                        for k in range(4):
+                            cy, cx = iy + k // 2, ix + k % 2
+                            if cy < 0 or cy >= height or cx < 0 or cx >= width:
+                                continue
+                            row = value[b, start + cy * width + cx, h]
+                            acc = np.float32(0.0)
+                            for c in range(channels):
+                                acc += g[c] * row[c]
+                            d[k] = acc
+                            coef = a * wts[k]
+                            grow = grad_value[b, start + cy * width + cx, h]
+                            for c in range(channels):
+                                grow[c] += coef * g[c]
+                        grad_attn[b, q, h, lvl, p] = wts[0] * d[0] + wts[1] * d[1] + wts[2] * d[2] + wts[3] * d[3]
+                        grad_location[b, q, h, lvl, p, 0] = fw * a * (hy * (d[1] - d[0]) + ly * (d[3] - d[2]))
+                        grad_location[b, q, h, lvl, p, 1] = fh * a * (hx * (d[2] - d[0]) + lx * (d[3] - d[1]))
+
+
 def multi_scale_deformable_attention_grad(
     value: np.ndarray,
     spatial_shape: np.ndarray,
@@ -225,7 +309,13 @@ def multi_scale_deformable_attention_grad(
     grad_value = np.zeros(value.shape, np.float32)
     grad_location = np.zeros(location.shape, np.float32)
     grad_attn = np.zeros(attn_weight.shape, np.float32)
-    if value.size and location.size and grad_output.size:
+    if value.size and location.size and grad_output.size and _accel.enabled():
+        levels_ = np.array(_levels(spatial_shape, level_start_index, value.shape[1]), np.int64).reshape(-1, 3)
+        _backward_compiled(
+            to_compute(value), levels_, to_compute(location), to_compute(attn_weight), to_compute(grad_output),
+            grad_value, grad_location, grad_attn,
+        )  # fmt: skip
+    elif value.size and location.size and grad_output.size:
         value32 = to_compute(value)
         location32 = to_compute(location)
         attn32 = to_compute(attn_weight)
@@ -248,12 +338,17 @@ def multi_scale_deformable_attention_grad(
                 ga[valid] = weights[0] * d1 + weights[1] * d2 + weights[2] * d3 + weights[3] * d4
                 gl[valid, 0] = np.float32(width) * attn * ((1 - ly) * (d2 - d1) + ly * (d4 - d3))
                 gl[valid, 1] = np.float32(height) * attn * ((1 - lx) * (d3 - d1) + lx * (d4 - d2))
-                gflat = np.zeros_like(flat)
+                del corners
+                gflat = flat  # the level table is no longer needed: reuse its memory for its gradient
+                gflat.fill(0)
                 for corner, off in enumerate(offs):
                     gflat[keys + off] += acc[corner]  # keys are unique: plain fancy += is exact
                 padded = gflat[:rows].reshape(bs, nh, height + 2, width + 2, channels)
                 interior = padded[:, :, 1 : height + 1, 1 : width + 1].transpose(0, 2, 3, 1, 4)
-                grad_value[:, start : start + height * width] += interior.reshape(bs, -1, nh, channels)
+                target = np.reshape(
+                    grad_value[:, start : start + height * width], (bs, height, width, nh, channels), copy=False
+                )
+                target += interior  # a view of grad_value: no copy of the level
             grad_attn[:, :, :, level] = ga.reshape(bs, nq, nh, points)
             grad_location[:, :, :, level] = gl.reshape(bs, nq, nh, points, 2)
     return (

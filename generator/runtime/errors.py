@@ -30,6 +30,28 @@ class CheckInfo:
     rule: str  # the rule in the expression language's doc rendering
 
 
+_REPR_LIMIT = 120
+
+
+def show(value: object, limit: int = _REPR_LIMIT) -> str:
+    """``repr(value)`` for an error message, never raising and never long.
+
+    Hostile arguments must not turn an error message into a new failure: a 5,000-digit integer's
+    ``repr`` raises ValueError, a user object's ``__repr__`` may raise anything, and a huge list would
+    flood the message.
+    """
+    if type(value) is int and value.bit_length() > 256:
+        return f"<{'negative ' if value < 0 else ''}integer of {value.bit_length()} bits>"
+    if isinstance(value, (list, tuple)) and len(value) > 16:
+        head = ", ".join(show(v, 24) for v in value[:8])
+        return f"[{head}, ... ({len(value)} values)]"
+    try:
+        text = repr(value)
+    except Exception:  # any user-defined __repr__ failure
+        return f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def describe(value: object) -> str:
     """Compact text of an argument for error messages."""
     from generator.runtime.values import Scalar, TensorDesc
@@ -37,10 +59,10 @@ def describe(value: object) -> str:
     if isinstance(value, TensorDesc):
         return f"shape={list(value.shape)}, dtype={value.dtype}, format={value.format}"
     if isinstance(value, Scalar):
-        return f"{value.value!r} ({value.dtype})"
+        return f"{show(value.value)} ({value.dtype})"
     if isinstance(value, tuple):
-        return repr(list(value))
-    return repr(value)
+        return show(list(value))
+    return show(value)
 
 
 def fail(info: CheckInfo, seen: dict[str, object], detail: str = "") -> AclnnError:

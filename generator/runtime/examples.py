@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator.model import Example, ExampleScalar, ExampleTensor, OpSpec
-from generator.runtime.values import Scalar, TensorDesc, numpy_dtype
+from generator.runtime.values import Scalar, TensorDesc, default_format, numpy_dtype
 
 
 def tensor(value: ExampleTensor, inputs: dict, product: str, *, with_data: bool = True):
@@ -24,6 +24,9 @@ def tensor(value: ExampleTensor, inputs: dict, product: str, *, with_data: bool 
         array = array.astype(dtype).reshape(value.shape)
     else:
         array = np.full(value.shape, value.fill, dtype=np.float64).astype(dtype)
+    if "format" in value.model_fields_set and value.format != default_format(array.ndim):
+        # A format the binding would not infer from the rank (NHWC, ...): the array travels in a descriptor.
+        return TensorDesc(value.shape, value.dtype, value.format, data=array)
     return array
 
 

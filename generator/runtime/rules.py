@@ -1,10 +1,14 @@
 """Functions available to rule expressions (see ``generator.expr.FUNCTIONS``).
 
-dtype conversion and promotion follow CANN's tables (cann-facts.md 3.3, 3.4 table A).
+Their semantics are documented once, in the README's table of rule functions; opgen/checks.h and
+opgen/rule_functions.h implement the same for the C++ rendering. dtype conversion and promotion
+follow CANN's tables (cann-facts.md 3.3, 3.4 table A).
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from functools import cache
 
 _INTS = ("INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64")
@@ -88,9 +92,19 @@ def ceil_div(a: int, b: int) -> int:
 
 
 def prod(values) -> int:
+    """The product of the items, left to right from 1."""
     result = 1
     for v in values:
         result *= v
+    return result
+
+
+def float_sum(values) -> float:
+    """The sum of float items, left to right from 0 (the additions C++ makes; the builtin ``sum``
+    compensates rounding errors since Python 3.12)."""
+    result = 0.0
+    for v in values:
+        result += v
     return result
 
 
@@ -129,3 +143,57 @@ def set_private_formats(names) -> None:
 
 def is_private(fmt: str) -> bool:
     return fmt in _PRIVATE
+
+
+def broadcast_shape(a: tuple, b: tuple) -> tuple:
+    """The broadcast of two shapes (NumPy's rule, CANN's BroadcastInferShape): aligned from the last
+    dimension, a missing dimension counts as 1, and two dimensions agree when equal or when one is 1
+    (the result takes the other). Raises ValueError when they do not broadcast."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise ValueError(f"shapes {list(a)} and {list(b)} do not broadcast (dimension -{i}: {x} vs {y})")
+    return tuple(reversed(out))
+
+
+def broadcastable(a: tuple, b: tuple) -> bool:
+    """True when :func:`broadcast_shape` of the two shapes exists."""
+    try:
+        broadcast_shape(a, b)
+    except ValueError:
+        return False
+    return True
+
+
+_FLOAT32_MAX_BITS = 128  # |x| >= 2**128 is beyond float32's range even after rounding
+
+
+def f32(x) -> float:
+    """``x`` rounded to float32 (round to nearest, ties to even; beyond float32's range: +-inf; NaN
+    stays NaN), as CANN's ``aclScalar::ToFloat()`` and a C++ ``static_cast<float>`` give it.
+    Integers are rounded once, directly (not through a double)."""
+    if isinstance(x, int):  # bool included
+        n = abs(int(x))
+        bits = n.bit_length()
+        if bits > 24:  # keep 24 significant bits, rounding half to even
+            shift = bits - 24
+            q, r = divmod(n, 1 << shift)
+            half = 1 << (shift - 1)
+            if r > half or (r == half and q & 1):
+                q += 1
+            if (q << shift).bit_length() > _FLOAT32_MAX_BITS:
+                return math.copysign(math.inf, x)
+            n = q << shift
+        value = float(n)
+        value = struct.unpack("<f", struct.pack("<f", value))[0]  # exact: at most 24 significant bits
+        return -value if x < 0 else value
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:  # rounds beyond float32's range
+        return math.copysign(math.inf, x)

@@ -5,7 +5,10 @@ validator accepts a call in which that tensor has that dtype. The calls tried ar
 example and the ``boundary`` input of every check (each a valid call by construction), moved to
 the product, with the tensor's dtype changed in three ways: together with every tensor of the
 witness that shared its dtype, outputs re-inferred; the same on fully inferred arguments; the
-tensor alone. The first accepted call is the witness of the cell. Candidate dtypes are the
+tensor alone. The first accepted call is the witness of the cell. Calls with an empty tensor are
+no witnesses (unless the example itself has one): many operators return success on an empty tensor
+before they check dtypes at all, which says nothing about the dtypes a computation takes. Candidate
+dtypes are the
 catalogue's, minus those an unconditional ``dtype_supported``/``dtype_in`` check on the tensor
 rejects anyway.
 
@@ -48,6 +51,10 @@ def tensor_params(spec: OpSpec) -> list[str]:
     return [p.name for p in spec.params if p.ctype in TENSOR_CTYPES]
 
 
+def _has_empty(args: dict) -> bool:
+    return any(isinstance(v, TensorDesc) and 0 in v.shape for v in args.values())
+
+
 def main_input(spec: OpSpec) -> str:
     """The tensor a one-dtype question is about: the first input tensor (else the first tensor)."""
     names = tensor_params(spec)
@@ -81,7 +88,8 @@ class _Search:
             except (AclnnError, ValueError, IndexError, KeyError, TypeError):
                 continue  # an override the example machinery cannot build is no witness
             found.append({name: _desc(value) for name, value in raw.items()})
-        return found
+        computing = [w for w in found if not _has_empty(w)]
+        return computing if computing or not found or not _has_empty(found[0]) else found
 
     # -- running the validator
 

@@ -8,19 +8,33 @@
 * int and bool arrays: tuples; plain C values: Python bool/int/float within the C type's range.
 
 Anything that cannot be one of these raises :class:`AclnnError` (161002) naming the parameter.
+
+Normalisation is bounded whatever the caller passes: a sequence argument (a shape, strides, an
+aclIntArray or aclBoolArray) is read at most once and never past :data:`MAX_ARRAY_LENGTH` values
+(:data:`MAX_RANK` for shapes and strides), so a ``range(10**18)`` or an endless generator is refused
+without being materialised; integers must fit int64 and numbers a C double.
 """
 
 from __future__ import annotations
 
+import itertools
 import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from generator.runtime import rules
-from generator.runtime.errors import AclnnError
+from generator.runtime.errors import AclnnError, show
 
 _PARAM_INVALID = (161002, "ACLNN_ERR_PARAM_INVALID")
+
+#: Longest aclIntArray / aclBoolArray accepted (CANN's arrays describe shapes, windows and masks:
+#: a handful of values; 4096 leaves room for list-valued attributes without letting rule evaluation
+#: or the kernels loop over millions of values).
+MAX_ARRAY_LENGTH = 4096
+#: Highest tensor rank a TensorDesc accepts (NumPy's own limit; CANN's ops accept at most 8).
+MAX_RANK = 64
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 class _Tables:
@@ -29,6 +43,7 @@ class _Tables:
     dtype_by_numpy: dict[np.dtype, str] = {}
     formats: frozenset[str] = frozenset()
     product_by_spelling: dict[str, str] = {}
+    product_tags: dict[str, str] = {}
     products: tuple[str, ...] = ()
     dtype_values: dict[str, int] = {}
     format_values: dict[str, int] = {}
@@ -62,6 +77,7 @@ def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict
         for s in (p["tag"], p["zh"], p["en"], p["soc"], *p["aliases"]):
             prods[_key(s)] = p["tag"]
     _Tables.product_by_spelling, _Tables.products = prods, tuple(p["tag"] for p in products)
+    _Tables.product_tags = {p["tag"]: prods[_key(p["tag"])] for p in products}  # a tag as written: no re-keying
     _Tables.dtype_values = {d["name"]: d["value"] for d in dtypes}
     _Tables.format_values = {f["name"]: f["value"] for f in formats}
     _Tables.status_names = {s["value"]: s["name"] for s in status_codes}
@@ -88,11 +104,13 @@ def _invalid(message: str) -> AclnnError:
 
 def normalize_product(product: object) -> str:
     """A product tag from a tag or any of the product's names (case and spaces ignored)."""
-    if isinstance(product, (str, int)) and not isinstance(product, bool):
+    if type(product) is str and product in _Tables.product_tags:  # the common case, fast
+        return _Tables.product_tags[product]
+    if isinstance(product, str) or (type(product) is int and abs(product) < 10**12):
         tag = _Tables.product_by_spelling.get(_key(str(product)))
         if tag is not None:
             return tag
-    raise _invalid(f"unknown product {product!r}; known tags: {', '.join(_Tables.products)}")
+    raise _invalid(f"unknown product {show(product)}; known tags: {', '.join(_Tables.products)}")
 
 
 def normalize_dtype(dtype: object, where: str = "dtype") -> str:
@@ -101,11 +119,11 @@ def normalize_dtype(dtype: object, where: str = "dtype") -> str:
         name = _Tables.dtype_by_spelling.get(_key(dtype))
         if name is not None:
             return name
-        raise _invalid(f"{where}: unknown dtype {dtype!r}")
+        raise _invalid(f"{where}: unknown dtype {show(dtype)}")
     try:
         np_dtype = np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise _invalid(f"{where}: unknown dtype {dtype!r}") from None
+    except Exception:  # NumPy raises TypeError, ValueError, KeyError, ... for things that are not dtypes
+        raise _invalid(f"{where}: unknown dtype {show(dtype)}") from None
     name = _Tables.dtype_by_numpy.get(np_dtype)
     if name is None:
         raise _invalid(f"{where}: NumPy dtype {np_dtype} has no aclDataType")
@@ -123,13 +141,16 @@ def numpy_dtype(name: str) -> np.dtype:
 def _normalize_format(fmt: object, where: str) -> str:
     name = _Tables.format_by_spelling.get(_key(fmt)) if isinstance(fmt, str) else None
     if name is None:
-        raise _invalid(f"{where}: unknown format {fmt!r}")
+        raise _invalid(f"{where}: unknown format {show(fmt)}")
     return name
+
+
+_RANK_FORMATS = {3: "NCL", 4: "NCHW", 5: "NCDHW"}
 
 
 def default_format(rank: int) -> str:
     """torch_npu's choice of format for a tensor of this rank."""
-    return {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(rank, "ND")
+    return _RANK_FORMATS.get(rank, "ND")
 
 
 @dataclass(frozen=True, init=False)
@@ -146,23 +167,28 @@ class TensorDesc:
     data: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __init__(self, shape, dtype, format: str = "ND", strides=None, *, data=None):  # noqa: A002
-        shape_t = _int_tuple(shape, "TensorDesc.shape", allow_negative=False)
+        shape_t = _int_tuple(shape, "TensorDesc.shape", allow_negative=False, limit=MAX_RANK)
         object.__setattr__(self, "shape", shape_t)
         object.__setattr__(self, "dtype", normalize_dtype(dtype, "TensorDesc.dtype"))
         object.__setattr__(self, "format", _normalize_format(format, "TensorDesc.format"))
         if strides is not None:
-            strides = _int_tuple(strides, "TensorDesc.strides", allow_negative=True)
+            strides = _int_tuple(strides, "TensorDesc.strides", allow_negative=True, limit=MAX_RANK)
             if len(strides) != len(shape_t):
                 raise _invalid(f"TensorDesc.strides has {len(strides)} values for rank {len(shape_t)}")
         object.__setattr__(self, "strides", strides)
+        if data is not None and not (
+            isinstance(data, np.ndarray)
+            and data.shape == shape_t
+            and np.dtype(data.dtype) == _Tables.numpy_by_dtype.get(self.dtype)
+        ):
+            raise _invalid(f"TensorDesc.data must be a NumPy array of shape {shape_t} and dtype {self.dtype}")
         object.__setattr__(self, "data", data)
 
     @classmethod
-    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str) -> TensorDesc:
-        """A descriptor from already-normalised parts (output inference; no re-validation)."""
+    def trusted(cls, shape: tuple[int, ...], dtype: str, fmt: str, strides=None, data=None) -> TensorDesc:
+        """A descriptor from already-normalised parts (output inference, NumPy arrays; no re-validation)."""
         desc = object.__new__(cls)
-        for name, value in (("shape", shape), ("dtype", dtype), ("format", fmt), ("strides", None), ("data", None)):
-            object.__setattr__(desc, name, value)
+        desc.__dict__.update(shape=shape, dtype=dtype, format=fmt, strides=strides, data=data)
         return desc
 
     @property
@@ -187,32 +213,81 @@ class Scalar:
 
     def __init__(self, value, dtype):
         dtype = normalize_dtype(dtype, "Scalar.dtype")
-        if isinstance(value, np.generic):
-            value = value.item()
-        if not isinstance(value, (bool, int, float, complex)):
-            raise _invalid(f"Scalar.value must be a number, got {type(value).__name__}")
-        object.__setattr__(self, "value", value)
+        number = _number(value, "Scalar.value")
+        if isinstance(number, complex) and not dtype.startswith("COMPLEX"):
+            raise _invalid(f"Scalar.value {show(number)} is complex but the dtype is {dtype}")
+        object.__setattr__(self, "value", number)
         object.__setattr__(self, "dtype", dtype)
 
 
-def _int_tuple(values, where: str, *, allow_negative: bool) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise _invalid(f"{where} must be a sequence of integers, got {type(values).__name__}")
-    if all(type(v) is int and -(2**63) <= v < 2**63 for v in values):  # the common case, fast
+def _number(value: object, where: str) -> bool | int | float | complex:
+    """A host number as a Python bool, int (int64 or uint64 range), float or complex (C doubles)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    try:
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        if isinstance(value, numbers.Integral):
+            result = int(value)
+            if not -(2**63) <= result < 2**64:
+                raise _invalid(f"{where}: integer {show(result)} does not fit in 64 bits")
+            return result
+        if isinstance(value, numbers.Real):
+            return float(value)
+        if isinstance(value, numbers.Complex):
+            return complex(value)
+    except (OverflowError, ValueError, TypeError, ArithmeticError):
+        raise _invalid(f"{where}: {show(value)} does not fit a C double") from None
+    raise _invalid(f"{where} must be a number, got {type(value).__name__}")
+
+
+def _bounded(values, where: str, limit: int, what: str) -> list | tuple:
+    """Read a sequence argument once, refusing it beyond ``limit`` items without materialising it."""
+    if isinstance(values, (list, tuple)):
+        if len(values) > limit:
+            raise _invalid(f"{where} has {len(values)} values; at most {limit} are accepted")
+        return values
+    if isinstance(values, (str, bytes, bytearray, dict)) or not hasattr(values, "__iter__"):
+        raise _invalid(f"{where} must be a sequence of {what}, got {type(values).__name__}")
+    try:
+        length = len(values)
+    except Exception:  # no __len__ (generators), or a length beyond ssize_t (range(10**19))
+        length = None
+    if length is not None and length > limit:
+        raise _invalid(f"{where} has {show(length)} values; at most {limit} are accepted")
+    try:
+        items = list(itertools.islice(iter(values), limit + 1))
+    except AclnnError:
+        raise
+    except Exception as exc:  # a user iterable that fails while being read
+        raise _invalid(f"{where} could not be read: {type(exc).__name__}: {show(str(exc))}") from None
+    if len(items) > limit:
+        raise _invalid(f"{where} has more than {limit} values; at most {limit} are accepted")
+    return items
+
+
+def _int_tuple(values, where: str, *, allow_negative: bool, limit: int = MAX_ARRAY_LENGTH) -> tuple[int, ...]:
+    values = _bounded(values, where, limit, "integers")
+    low, high = _INT64
+    if all(type(v) is int and low <= v <= high for v in values):  # the common case, fast
         result = tuple(values)
         if allow_negative or all(v >= 0 for v in result):
             return result
     out = []
     for v in values:
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-            raise _invalid(f"{where} must hold integers, got {v!r}")
+            raise _invalid(f"{where} must hold integers, got {show(v)}")
         v = int(v)
         if not allow_negative and v < 0:
             raise _invalid(f"{where} has a negative size {v}")
-        if not -(2**63) <= v < 2**63:
-            raise _invalid(f"{where} value {v} does not fit in int64")
+        if not low <= v <= high:
+            raise _invalid(f"{where} value {show(v)} does not fit in int64")
         out.append(v)
     return tuple(out)
+
+
+# (byte strides, itemsize) -> element strides of the arrays seen (bounded): most calls repeat a few layouts.
+_ELEMENT_STRIDES: dict[tuple, tuple[int, ...]] = {}
 
 
 def as_tensor(name: str, value: object) -> TensorDesc | None:
@@ -220,51 +295,119 @@ def as_tensor(name: str, value: object) -> TensorDesc | None:
     if value is None or isinstance(value, TensorDesc):
         return value
     if isinstance(value, np.ndarray):
-        dtype = normalize_dtype(value.dtype, name)
-        strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
-        desc = TensorDesc(value.shape, dtype, default_format(value.ndim), strides, data=value)
+        dtype = _Tables.dtype_by_numpy.get(value.dtype) or normalize_dtype(value.dtype, name)
+        itemsize, byte_strides = value.itemsize, value.strides
+        strides = _ELEMENT_STRIDES.get((byte_strides, itemsize))
+        if strides is None and itemsize:
+            strides = tuple(map(itemsize.__rfloordiv__, byte_strides))  # s // itemsize
+            if len(_ELEMENT_STRIDES) >= 4096:
+                _ELEMENT_STRIDES.clear()
+            _ELEMENT_STRIDES[(byte_strides, itemsize)] = strides
+        # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation
+        # (TensorDesc.trusted, inlined: this runs for every array argument of every call).
+        desc = object.__new__(TensorDesc)
+        desc.__dict__.update(
+            shape=value.shape, dtype=dtype, format=_RANK_FORMATS.get(value.ndim, "ND"), strides=strides, data=value
+        )
         return desc
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
 
 def as_scalar(name: str, value: object) -> Scalar | None:
-    """Normalise an aclScalar argument: None, a Scalar, or a Python/NumPy number."""
+    """Normalise an aclScalar argument: None, a Scalar, or a Python/NumPy number.
+
+    A bool becomes a BOOL scalar, an integer an INT64 one (it must fit), any other real number a
+    FLOAT one (it must fit a C double: ``Fraction(10**400)`` is refused).
+    """
     if value is None or isinstance(value, Scalar):
         return value
     if isinstance(value, (bool, np.bool_)):
         return Scalar(bool(value), "BOOL")
     if isinstance(value, numbers.Integral):
-        if not -(2**63) <= int(value) < 2**63:
-            raise _invalid(f"{name}: integer {value} does not fit an INT64 scalar")
-        return Scalar(int(value), "INT64")
+        number = _number(value, name)
+        if number >= 2**63:
+            raise _invalid(f"{name}: integer {show(number)} does not fit an INT64 scalar")
+        return Scalar(number, "INT64")
     if isinstance(value, numbers.Real):
-        return Scalar(float(value), "FLOAT")
+        return Scalar(_number(value, name), "FLOAT")
     raise _invalid(f"{name}: expected a number or aclnn.Scalar, got {type(value).__name__}")
 
 
+def _array_items(name: str, value: object):
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1 or value.size > MAX_ARRAY_LENGTH:
+            raise _invalid(
+                f"{name} must be a 1-D sequence of at most {MAX_ARRAY_LENGTH} values, got an array of shape "
+                f"{show(value.shape)}"
+            )
+        return value.tolist()
+    return value
+
+
 def as_int_array(name: str, value: object) -> tuple[int, ...] | None:
-    """Normalise an aclIntArray argument (None or a sequence of int64 values)."""
+    """Normalise an aclIntArray argument (None or at most MAX_ARRAY_LENGTH int64 values)."""
+    if (type(value) is list or type(value) is tuple) and len(value) <= MAX_ARRAY_LENGTH:  # common case, fast
+        for v in value:
+            if type(v) is not int or not -(2**63) <= v < 2**63:
+                break
+        else:
+            return tuple(value)
     if value is None:
         return None
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    return _int_tuple(value, name, allow_negative=True)
+    return _int_tuple(_array_items(name, value), name, allow_negative=True)
 
 
 def as_bool_array(name: str, value: object) -> tuple[bool, ...] | None:
-    """Normalise an aclBoolArray argument (None or a sequence of bools)."""
+    """Normalise an aclBoolArray argument (None or at most MAX_ARRAY_LENGTH bools)."""
     if value is None:
         return None
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise _invalid(f"{name} must be a sequence of bools, got {type(value).__name__}")
+    if (type(value) is tuple or type(value) is list) and len(value) <= MAX_ARRAY_LENGTH:  # common case, fast
+        for v in value:
+            if type(v) is not bool:
+                break
+        else:
+            return tuple(value)
     out = []
-    for v in value:
+    for v in _bounded(_array_items(name, value), name, MAX_ARRAY_LENGTH, "bools"):
         if not isinstance(v, (bool, np.bool_)):
-            raise _invalid(f"{name} must hold bools, got {v!r}")
+            raise _invalid(f"{name} must hold bools, got {show(v)}")
         out.append(bool(v))
     return tuple(out)
+
+
+def as_float_array(name: str, value: object) -> tuple[float, ...] | None:
+    """Normalise an aclFloatArray argument (None or at most MAX_ARRAY_LENGTH numbers fitting a C double)."""
+    if value is None:
+        return None
+    out = []
+    for v in _bounded(_array_items(name, value), name, MAX_ARRAY_LENGTH, "numbers"):
+        out.append(as_float(name, v))
+    return tuple(out)
+
+
+def as_tensor_list(name: str, value: object) -> tuple[TensorDesc | None, ...] | None:
+    """Normalise an aclTensorList argument (None or at most MAX_ARRAY_LENGTH tensors, each as ``as_tensor``)."""
+    if value is None:
+        return None
+    if isinstance(value, (np.ndarray, TensorDesc)):
+        raise _invalid(f"{name} must be a sequence of tensors, got a single {type(value).__name__}")
+    items = _bounded(value, name, MAX_ARRAY_LENGTH, "tensors")
+    return tuple(as_tensor(f"{name}[{i}]", v) for i, v in enumerate(items))
+
+
+#: Longest ``char*`` argument accepted.
+MAX_TEXT_LENGTH = 4096
+
+
+def as_text(name: str, value: object) -> str | None:
+    """Normalise a ``char*`` argument (None or a str without NUL of at most MAX_TEXT_LENGTH characters)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or "\0" in value or len(value) > MAX_TEXT_LENGTH:
+        raise _invalid(
+            f"{name} must be a string without NUL of at most {MAX_TEXT_LENGTH} characters, got {show(value)}"
+        )
+    return value
 
 
 _INT_RANGES = {
@@ -278,23 +421,28 @@ _INT_RANGES = {
 
 def as_int(name: str, value: object, ctype: str = "int") -> int:
     """Normalise a plain C integer argument; it must fit ``ctype``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise _invalid(f"{name} must be an integer ({ctype}), got {value!r}")
     low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
+    if type(value) is int and low <= value <= high:  # the common case, fast
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise _invalid(f"{name} must be an integer ({ctype}), got {show(value)}")
     if not low <= int(value) <= high:
-        raise _invalid(f"{name} = {value} does not fit the C type {ctype}")
+        raise _invalid(f"{name} = {show(int(value))} does not fit the C type {ctype}")
     return int(value)
 
 
 def as_bool(name: str, value: object) -> bool:
     """Normalise a plain C bool argument."""
     if not isinstance(value, (bool, np.bool_)):
-        raise _invalid(f"{name} must be a bool, got {value!r}")
+        raise _invalid(f"{name} must be a bool, got {show(value)}")
     return bool(value)
 
 
 def as_float(name: str, value: object) -> float:
-    """Normalise a plain C float/double argument."""
+    """Normalise a plain C float/double argument (it must fit a C double)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _invalid(f"{name} must be a number, got {value!r}")
-    return float(value)
+        raise _invalid(f"{name} must be a number, got {show(value)}")
+    try:
+        return float(value.item() if isinstance(value, np.generic) else value)
+    except (OverflowError, ValueError, TypeError, ArithmeticError):
+        raise _invalid(f"{name}: {show(value)} does not fit a C double") from None

@@ -100,7 +100,7 @@ def test_910_ceil_deviation_is_real(rng):
     x = np.zeros((1, 1, 5, 5), np.float32)
     g = np.ones((1, 1, 3, 3), np.float32)  # kernel 2, stride 2, ceil: last window covers only row/col 4
     a2 = avg_pool2d_backward(g, x, [2], [2], [0], True, True, 0, 0, product="910b")
-    v1 = avg_pool2d_backward(g, x, [2], [2], [0], True, True, 0, 0, product="910")
+    v1 = avg_pool2d_backward(g, x, [2], [2], [0], True, True, 0, 1, product="910")  # FLOAT needs a cast
     assert a2[0, 0, 4, 4] == 1.0 and v1[0, 0, 4, 4] == 0.25  # PyTorch clips the window to 1 cell
     np.testing.assert_array_equal(a2, _golden(g, x, [2], [2], [0], True, True, 0))
 
@@ -230,8 +230,28 @@ def test_rejections(rng):
         run(g[:, :1], x, [2], [2], [0], False, True, 0, 0)
     with pytest.raises(ValueError):  # unsupported product
         run(g, x, [2], [2], [0], False, True, 0, 0, product="310b")
-    with pytest.raises(TypeError):
-        run(g.astype(F16), x, [2], [2], [0], False, True, 0, 0)
+
+
+def test_mixed_dtypes_follow_grad_output(rng):
+    """The op checks self and grad_output against the list separately: the result has grad_output's dtype."""
+    g, x = _data(rng, GEOMETRIES[1], False, F32)
+    got = avg_pool2d_backward(g.astype(F16), x, [3], [2], [1], False, True, 0, 0, product="910b")
+    assert got.dtype == F16
+    _close(got, _golden(g.astype(F16), x, [3], [2], [1], False, True, 0), F16, rtol=2e-3)
+    with pytest.raises(ValueError):  # the 910 cube has no FLOAT32 without a cast to float16
+        avg_pool2d_backward(g, x.astype(F16), [3], [2], [1], False, True, 0, 0, product="910")
+    got = avg_pool2d_backward(g.astype(F16), x, [3], [2], [1], False, True, 0, 3, product="910")  # HF32 ignored
+    assert got.dtype == F16
+
+
+def test_divisor_255_without_count_include_pad_uses_the_mean_matrix_on_910(rng):
+    """|divisor_override| == 255 is in range but not below 255: the 910 cube divides by the real cells."""
+    g, x = _data(rng, GEOMETRIES[1], False, F32)
+    for divisor in (255, -255):
+        got = avg_pool2d_backward(g, x, [3], [2], [1], False, False, divisor, 1, product="910")
+        _close(got, _golden(g, x, [3], [2], [1], False, False, 0), F16, rtol=3e-3)
+    got = avg_pool2d_backward(g, x, [3], [2], [1], False, True, 255, 1, product="910")
+    _close(got, _golden(g, x, [3], [2], [1], False, True, 255), F16, rtol=3e-3)
 
 
 def test_cost_is_monotone_and_names_self():

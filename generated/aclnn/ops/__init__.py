@@ -2,16 +2,22 @@
 """One module per operator; ``OPS`` maps the aclnn name (without the prefix) to its module."""
 
 from aclnn.ops import (
+    adaptive_avg_pool2d_backward,
+    avg_pool2d_backward,
     convolution_backward,
     elu_backward,
+    max_pool2d_with_indices_backward,
     max_pool2d_with_mask_backward,
     max_pool3d_with_argmax_backward,
     multi_scale_deformable_attention_grad,
 )
 
 OPS = {
+    "AdaptiveAvgPool2dBackward": adaptive_avg_pool2d_backward,
+    "AvgPool2dBackward": avg_pool2d_backward,
     "ConvolutionBackward": convolution_backward,
     "EluBackward": elu_backward,
+    "MaxPool2dWithIndicesBackward": max_pool2d_with_indices_backward,
     "MaxPool2dWithMaskBackward": max_pool2d_with_mask_backward,
     "MaxPool3dWithArgmaxBackward": max_pool3d_with_argmax_backward,
     "MultiScaleDeformableAttentionGrad": multi_scale_deformable_attention_grad,

@@ -119,15 +119,11 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "selfOrResult": ("ND",),
     "gradInput": ("ND",),
-}
-RANKS = {
-    "gradOutput": (0, 8),
-    "selfOrResult": (0, 8),
-    "gradInput": (0, 8),
 }
 
 
@@ -157,57 +153,59 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
     try:
         # null-pointers (161001): gradOutput, alpha, scale, inputScale, selfOrResult or gradInput is a null pointer.
         check = "null-pointers"
-        for name, arg in (
-            ("gradOutput", grad_output),
-            ("alpha", alpha),
-            ("scale", scale),
-            ("inputScale", input_scale),
-            ("selfOrResult", self_or_result),
-            ("gradInput", grad_input),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if alpha is None:
+            raise rt.fail(CHECKS["null-pointers"], {"alpha": alpha})
+        if scale is None:
+            raise rt.fail(CHECKS["null-pointers"], {"scale": scale})
+        if input_scale is None:
+            raise rt.fail(CHECKS["null-pointers"], {"inputScale": input_scale})
+        if self_or_result is None:
+            raise rt.fail(CHECKS["null-pointers"], {"selfOrResult": self_or_result})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # dtype-same (161002): The dtypes of gradOutput and selfOrResult differ.
         # Note: CANN checks dtype equality before the support list; the doc lists the two the other way round.
         check = "dtype-same"
-        for name, arg in (("selfOrResult", self_or_result),):
-            if grad_output is not None and arg is not None and arg.dtype != grad_output.dtype:
-                raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, name: arg})
+        if self_or_result.dtype != grad_output.dtype:
+            raise rt.fail(CHECKS["dtype-same"], {"gradOutput": grad_output, "selfOrResult": self_or_result})
         # dtype-supported (161002): The dtype of gradOutput or selfOrResult is not supported.
         check = "dtype-supported"
-        for name, arg in (("gradOutput", grad_output),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
         # scalar-castable (161002): The dtype of alpha, scale or inputScale cannot be converted to FLOAT.
         check = "scalar-castable"
-        for name, arg in (("alpha", alpha), ("scale", scale), ("inputScale", input_scale)):
-            if arg is not None and not rt.castable(arg.dtype, "FLOAT"):
-                raise rt.fail(CHECKS["scalar-castable"], {name: arg})
+        if not rt.castable(alpha.dtype, "FLOAT"):
+            raise rt.fail(CHECKS["scalar-castable"], {"alpha": alpha})
+        if not rt.castable(scale.dtype, "FLOAT"):
+            raise rt.fail(CHECKS["scalar-castable"], {"scale": scale})
+        if not rt.castable(input_scale.dtype, "FLOAT"):
+            raise rt.fail(CHECKS["scalar-castable"], {"inputScale": input_scale})
         # result-castable (161002): gradOutput's dtype cannot be converted to gradInput's dtype.
         # Note: The code only requires gradOutput's dtype to convert to gradInput's (FLOAT to COMPLEX64 passes); the
         #   parameter table lists FLOAT, FLOAT16 and BFLOAT16.
         check = "result-castable"
-        for name, arg in (("gradOutput", grad_output),):
-            if arg is not None and grad_input is not None and not rt.castable(arg.dtype, grad_input.dtype):
-                raise rt.fail(CHECKS["result-castable"], {name: arg, "gradInput": grad_input})
+        if not rt.castable(grad_output.dtype, grad_input.dtype):
+            raise rt.fail(CHECKS["result-castable"], {"gradOutput": grad_output, "gradInput": grad_input})
         # shape-same (161002): The shapes of gradOutput, selfOrResult and gradInput differ.
         check = "shape-same"
-        for name, arg in (("selfOrResult", self_or_result), ("gradInput", grad_input)):
-            if grad_output is not None and arg is not None and arg.shape != grad_output.shape:
-                raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, name: arg})
+        if self_or_result.shape != grad_output.shape:
+            raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, "selfOrResult": self_or_result})
+        if grad_input.shape != grad_output.shape:
+            raise rt.fail(CHECKS["shape-same"], {"gradOutput": grad_output, "gradInput": grad_input})
         # max-rank (161002): gradOutput, selfOrResult or gradInput has more than 8 dimensions.
         check = "max-rank"
-        for name, arg in (("gradOutput", grad_output),):
-            if arg is not None and not 0 <= arg.rank <= 8:
-                raise rt.fail(CHECKS["max-rank"], {name: arg})
+        if not 0 <= len(grad_output.shape) <= 8:
+            raise rt.fail(CHECKS["max-rank"], {"gradOutput": grad_output})
         # alpha-non-negative (161002): isResult is true and alpha is less than 0.
         # Note: The code tests isResult && alpha.ToFloat() < 0: alpha is first rounded to FLOAT (float32, round half
         #   to even) and then compared with 0, so a NaN alpha is accepted, and so is a negative alpha of
         #   magnitude at most 2^-150 (about 7.0e-46), which rounds to -0.0; the when condition (no check for
         #   -2^-150 <= alpha < 0) is that rounding.
         check = "alpha-non-negative"
-        if alpha is not None and (not -7.006492321624085e-46 <= alpha.value < 0):
-            if alpha is not None and not (not (is_result and alpha.value < 0)):
+        if not -7.006492321624085e-46 <= alpha.value < 0:
+            if not (not (is_result and alpha.value < 0)):
                 raise rt.fail(CHECKS["alpha-non-negative"], {"alpha": alpha, "isResult": is_result})
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
@@ -218,7 +216,7 @@ def _check(product, grad_output, alpha, scale, input_scale, is_result, self_or_r
         #   exists is not verified. An empty gradOutput returns success before any kernel is added, so the check
         #   applies to non-empty inputs only.
         check = "product-supported"
-        if grad_output is not None and (not grad_output.empty):
+        if 0 not in grad_output.shape:
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
     except rt.EVALUATION_ERRORS as exc:
@@ -270,8 +268,8 @@ def elu_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnEluBackward: Backward of the ELU activation (aclnnElu); returns the gradient with respect to the forward
-    input.
+    """aclnnEluBackward: Backward of the ELU activation (aclnnElu); returns the gradient with respect
+    to the forward input.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

@@ -247,17 +247,12 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("NCHW",),
     "self": ("NCHW",),
     "indices": ("NCHW",),
     "gradInput": ("NCHW",),
-}
-RANKS = {
-    "gradOutput": (3, 4),
-    "self": (3, 4),
-    "indices": (3, 4),
-    "gradInput": (3, 4),
 }
 
 
@@ -294,76 +289,84 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   (Atlas 200I/500 A2, Atlas inference series) are not rejected at the entry: they fail later at dtype-
         #   supported, whose list is empty for them (161002).
         check = "product-950"
-        if product in ("950",):
+        if product in {"950"}:
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-950"], {"product": product})
         # entry-null (161001): self or indices is a null pointer.
         # Note: The entry function checks kernelSize, self and gradOutput for null before dispatching (the doc names
         #   only self and indices).
         check = "entry-null"
-        for name, arg in (("kernelSize", kernel_size), ("self", self), ("gradOutput", grad_output)):
-            if arg is None:
-                raise rt.fail(CHECKS["entry-null"], {name: arg})
+        if kernel_size is None:
+            raise rt.fail(CHECKS["entry-null"], {"kernelSize": kernel_size})
+        if self is None:
+            raise rt.fail(CHECKS["entry-null"], {"self": self})
+        if grad_output is None:
+            raise rt.fail(CHECKS["entry-null"], {"gradOutput": grad_output})
         # kernel-size-length (161001): The length of kernelSize is not 1 or 2.
         # Note: The entry function checks the length of kernelSize before dispatching and returns 161001 (the doc
         #   says 161002). The same length check later in CheckParams (161002) can therefore never fail and is
         #   not repeated here.
         check = "kernel-size-length"
-        for name, arg in (("kernelSize", kernel_size),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["kernel-size-length"], {name: arg})
+        if len(kernel_size) not in {1, 2}:
+            raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # null-pointers (161001): self or indices is a null pointer.
         # Note: CheckParams checks all 8 pointer arguments (the doc names only self and indices).
         check = "null-pointers"
-        for name, arg in (
-            ("gradOutput", grad_output),
-            ("self", self),
-            ("indices", indices),
-            ("kernelSize", kernel_size),
-            ("stride", stride),
-            ("padding", padding),
-            ("dilation", dilation),
-            ("gradInput", grad_input),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if indices is None:
+            raise rt.fail(CHECKS["null-pointers"], {"indices": indices})
+        if kernel_size is None:
+            raise rt.fail(CHECKS["null-pointers"], {"kernelSize": kernel_size})
+        if stride is None:
+            raise rt.fail(CHECKS["null-pointers"], {"stride": stride})
+        if padding is None:
+            raise rt.fail(CHECKS["null-pointers"], {"padding": padding})
+        if dilation is None:
+            raise rt.fail(CHECKS["null-pointers"], {"dilation": dilation})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # self-dtype-supported (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The list depends on the architecture: FLOAT16, FLOAT, BFLOAT16 on Atlas A2/A3; FLOAT16, FLOAT on the
         #   Atlas training series; an empty list (always fails) on any other architecture. gradOutput and
         #   gradInput are constrained through the equal-dtype checks.
         check = "self-dtype-supported"
-        for name, arg in (("self", self),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["self-dtype-supported"], {name: arg})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["self-dtype-supported"], {"self": self})
         # grad-output-dtype-same (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires gradOutput's dtype to equal self's.
         check = "grad-output-dtype-same"
-        for name, arg in (("gradOutput", grad_output),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["grad-output-dtype-same"], {"self": self, name: arg})
+        if grad_output.dtype != self.dtype:
+            raise rt.fail(CHECKS["grad-output-dtype-same"], {"self": self, "gradOutput": grad_output})
         # grad-input-dtype-same (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires gradInput's dtype to equal self's (no result cast).
         check = "grad-input-dtype-same"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, name: arg})
+        if grad_input.dtype != self.dtype:
+            raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, "gradInput": grad_input})
         # indices-dtype (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         check = "indices-dtype"
-        for name, arg in (("indices", indices),):
-            if arg is not None and arg.dtype not in ("INT8",):
-                raise rt.fail(CHECKS["indices-dtype"], {name: arg})
+        if indices.dtype not in {"INT8"}:
+            raise rt.fail(CHECKS["indices-dtype"], {"indices": indices})
         # format-same (161002): The format of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires self, gradOutput and gradInput to have the same storage format (indices is not
         #   compared).
         check = "format-same"
-        for name, arg in (("gradOutput", grad_output), ("gradInput", grad_input)):
-            if self is not None and arg is not None and arg.format != self.format:
-                raise rt.fail(CHECKS["format-same"], {"self": self, name: arg})
+        if grad_output.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradOutput": grad_output})
+        if grad_input.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradInput": grad_input})
         # format-not-private (161002): The format of gradOutput, self, indices or gradInput is not supported.
         check = "format-not-private"
-        for name, arg in (("self", self), ("gradOutput", grad_output), ("gradInput", grad_input), ("indices", indices)):
-            if arg is not None and rt.is_private(arg.format):
-                raise rt.fail(CHECKS["format-not-private"], {name: arg})
+        if rt.is_private(self.format):
+            raise rt.fail(CHECKS["format-not-private"], {"self": self})
+        if rt.is_private(grad_output.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradOutput": grad_output})
+        if rt.is_private(grad_input.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradInput": grad_input})
+        if rt.is_private(indices.format):
+            raise rt.fail(CHECKS["format-not-private"], {"indices": indices})
         # format-nchw (161002): The format of gradOutput, self, indices or gradInput is not supported.
         # Note: The doc lists NCHW only, but the code only rejects private formats and requires self, gradOutput and
         #   gradInput to share a format; ND, NHWC and other public formats pass.
@@ -372,63 +375,60 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: The parameter table says 4-D and the error table lists no rank error; the code accepts 3-D (CHW) or
         #   4-D (NCHW).
         check = "rank"
-        for name, arg in (("self", self), ("gradInput", grad_input), ("gradOutput", grad_output), ("indices", indices)):
-            if arg is not None and not 3 <= arg.rank <= 4:
-                raise rt.fail(CHECKS["rank"], {name: arg})
+        if not 3 <= len(self.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"self": self})
+        if not 3 <= len(grad_input.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"gradInput": grad_input})
+        if not 3 <= len(grad_output.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"gradOutput": grad_output})
+        if not 3 <= len(indices.shape) <= 4:
+            raise rt.fail(CHECKS["rank"], {"indices": indices})
         # stride-length (161002): The length of stride is not 0, 1 or 2.
         check = "stride-length"
-        for name, arg in (("stride", stride),):
-            if arg is not None and len(arg) not in (0, 1, 2):
-                raise rt.fail(CHECKS["stride-length"], {name: arg})
+        if len(stride) not in {0, 1, 2}:
+            raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 2.
         check = "padding-length"
-        for name, arg in (("padding", padding),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["padding-length"], {name: arg})
+        if len(padding) not in {1, 2}:
+            raise rt.fail(CHECKS["padding-length"], {"padding": padding})
         # dilation-length (161002): The length of dilation is not 1 or 2.
         # Note: The current doc's parameter table limits dilation to length 1 or 2; the error table does not list it
         #   separately.
         check = "dilation-length"
-        for name, arg in (("dilation", dilation),):
-            if arg is not None and len(arg) not in (1, 2):
-                raise rt.fail(CHECKS["dilation-length"], {name: arg})
+        if len(dilation) not in {1, 2}:
+            raise rt.fail(CHECKS["dilation-length"], {"dilation": dilation})
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         check = "kernel-size-positive"
-        if kernel_size is not None and not (all(k > 0 for k in kernel_size)):
+        if not (all(k > 0 for k in kernel_size)):
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-positive (161002): A value of stride is less than or equal to 0.
         # Note: An empty stride takes kernelSize's values, already checked by kernel-size-positive.
         check = "stride-positive"
-        if stride is not None and not (all(s > 0 for s in stride)):
+        if not (all(s > 0 for s in stride)):
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-range (161002): A value of padding is less than 0 or greater than kernelSize/2.
         # Note: The code checks 0 <= pH <= kH/2 and 0 <= pW <= kW/2 per axis (integer division), as the seed says;
         #   the current doc says "greater than kernelSize", which is looser than the code.
         check = "padding-range"
-        if (
-            kernel_size is not None
-            and padding is not None
-            and not (
-                all(
-                    rt.expand(padding, 2)[i] >= 0 and rt.expand(padding, 2)[i] <= rt.expand(kernel_size, 2)[i] // 2
-                    for i in range(2)
-                )
+        if not (
+            all(
+                rt.expand(padding, 2)[i] >= 0 and rt.expand(padding, 2)[i] <= rt.expand(kernel_size, 2)[i] // 2
+                for i in range(2)
             )
         ):
             raise rt.fail(CHECKS["padding-range"], {"kernelSize": kernel_size, "padding": padding})
         # dilation-one (161002): A value of dilation is not 1.
         check = "dilation-one"
-        if dilation is not None and not (all(d == 1 for d in dilation)):
+        if not (all(d == 1 for d in dilation)):
             raise rt.fail(CHECKS["dilation-one"], {"dilation": dilation})
         # grad-input-shape (161002): The shapes of self and gradInput differ.
         check = "grad-input-shape"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.shape != self.shape:
-                raise rt.fail(CHECKS["grad-input-shape"], {"self": self, name: arg})
+        if grad_input.shape != self.shape:
+            raise rt.fail(CHECKS["grad-input-shape"], {"self": self, "gradInput": grad_input})
         # self-chw-nonzero (161002): A C, H or W dimension of self is 0.
         # Note: Not in the doc; only the N dimension may be 0 (empty tensor).
         check = "self-chw-nonzero"
-        if self is not None and not (all(d != 0 for d in self.shape[-3:])):
+        if not (all(d != 0 for d in self.shape[-3:])):
             raise rt.fail(CHECKS["self-chw-nonzero"], {"self": self})
         # padding-dilated-kernel (161002): A value of padding is greater than half the effective window size
         # ((kernelSize-1)*dilation+1)/2.
@@ -436,16 +436,10 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   range's upper bound and never fails on its own (unreachable): every padding it rejects is already
         #   rejected by padding-range with the same code 161002, so its trigger case stops at padding-range.
         check = "padding-dilated-kernel"
-        if (
-            kernel_size is not None
-            and padding is not None
-            and dilation is not None
-            and not (
-                all(
-                    rt.expand(padding, 2)[i]
-                    <= ((rt.expand(kernel_size, 2)[i] - 1) * rt.expand(dilation, 2)[i] + 1) // 2
-                    for i in range(2)
-                )
+        if not (
+            all(
+                rt.expand(padding, 2)[i] <= ((rt.expand(kernel_size, 2)[i] - 1) * rt.expand(dilation, 2)[i] + 1) // 2
+                for i in range(2)
             )
         ):
             raise rt.fail(
@@ -455,32 +449,25 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: Not in the doc. Where H and W are depends on self's storage format: with NHWC (which the format
         #   checks allow) they are the 3rd- and 2nd-last dims, otherwise the last two.
         check = "output-size-positive"
-        if (
-            self is not None
-            and kernel_size is not None
-            and stride is not None
-            and padding is not None
-            and dilation is not None
-            and not (
-                rt.pool_out(
-                    self.shape[-3 if self.format == "NHWC" else -2],
-                    rt.expand(kernel_size, 2)[0],
-                    rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                    rt.expand(padding, 2)[0],
-                    rt.expand(dilation, 2)[0],
-                    ceil_mode,
-                )
-                > 0
-                and rt.pool_out(
-                    self.shape[-2 if self.format == "NHWC" else -1],
-                    rt.expand(kernel_size, 2)[1],
-                    rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                    rt.expand(padding, 2)[1],
-                    rt.expand(dilation, 2)[1],
-                    ceil_mode,
-                )
-                > 0
+        if not (
+            rt.pool_out(
+                self.shape[-3 if self.format == "NHWC" else -2],
+                rt.expand(kernel_size, 2)[0],
+                rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                rt.expand(padding, 2)[0],
+                rt.expand(dilation, 2)[0],
+                ceil_mode,
             )
+            > 0
+            and rt.pool_out(
+                self.shape[-2 if self.format == "NHWC" else -1],
+                rt.expand(kernel_size, 2)[1],
+                rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                rt.expand(padding, 2)[1],
+                rt.expand(dilation, 2)[1],
+                ceil_mode,
+            )
+            > 0
         ):
             raise rt.fail(
                 CHECKS["output-size-positive"],
@@ -500,56 +487,48 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         #   passes), the code reads C from the last dim and expects [N, Hout, Wout, C] ([Hout, Wout, C] when
         #   3-D); the doc describes NCHW only.
         check = "grad-output-shape"
-        if (
-            grad_output is not None
-            and self is not None
-            and kernel_size is not None
-            and stride is not None
-            and padding is not None
-            and dilation is not None
-            and not (
-                grad_output.shape
-                == (
-                    self.shape[:-3]
-                    + (
-                        rt.pool_out(
-                            self.shape[-3],
-                            rt.expand(kernel_size, 2)[0],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                            rt.expand(padding, 2)[0],
-                            rt.expand(dilation, 2)[0],
-                            ceil_mode,
-                        ),
-                        rt.pool_out(
-                            self.shape[-2],
-                            rt.expand(kernel_size, 2)[1],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                            rt.expand(padding, 2)[1],
-                            rt.expand(dilation, 2)[1],
-                            ceil_mode,
-                        ),
-                    )
-                    + self.shape[-1:]
-                    if self.format == "NHWC"
-                    else self.shape[:-2]
-                    + (
-                        rt.pool_out(
-                            self.shape[-2],
-                            rt.expand(kernel_size, 2)[0],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[0],
-                            rt.expand(padding, 2)[0],
-                            rt.expand(dilation, 2)[0],
-                            ceil_mode,
-                        ),
-                        rt.pool_out(
-                            self.shape[-1],
-                            rt.expand(kernel_size, 2)[1],
-                            rt.expand(rt.or_default(stride, kernel_size), 2)[1],
-                            rt.expand(padding, 2)[1],
-                            rt.expand(dilation, 2)[1],
-                            ceil_mode,
-                        ),
-                    )
+        if not (
+            grad_output.shape
+            == (
+                self.shape[:-3]
+                + (
+                    rt.pool_out(
+                        self.shape[-3],
+                        rt.expand(kernel_size, 2)[0],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                        rt.expand(padding, 2)[0],
+                        rt.expand(dilation, 2)[0],
+                        ceil_mode,
+                    ),
+                    rt.pool_out(
+                        self.shape[-2],
+                        rt.expand(kernel_size, 2)[1],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                        rt.expand(padding, 2)[1],
+                        rt.expand(dilation, 2)[1],
+                        ceil_mode,
+                    ),
+                )
+                + self.shape[-1:]
+                if self.format == "NHWC"
+                else self.shape[:-2]
+                + (
+                    rt.pool_out(
+                        self.shape[-2],
+                        rt.expand(kernel_size, 2)[0],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[0],
+                        rt.expand(padding, 2)[0],
+                        rt.expand(dilation, 2)[0],
+                        ceil_mode,
+                    ),
+                    rt.pool_out(
+                        self.shape[-1],
+                        rt.expand(kernel_size, 2)[1],
+                        rt.expand(rt.or_default(stride, kernel_size), 2)[1],
+                        rt.expand(padding, 2)[1],
+                        rt.expand(dilation, 2)[1],
+                        ceil_mode,
+                    ),
                 )
             )
         ):

@@ -213,17 +213,12 @@ DTYPES = {
         "910b": ("FLOAT", "FLOAT16", "BFLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "gradOutput": ("ND",),
     "self": ("ND",),
     "indices": ("ND",),
     "gradInput": ("ND",),
-}
-RANKS = {
-    "gradOutput": (4, 5),
-    "self": (4, 5),
-    "indices": (4, 5),
-    "gradInput": (4, 5),
 }
 
 
@@ -257,18 +252,22 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: The doc names only self and indices; the code returns 161001 for any of the 8 pointer arguments
         #   (gradOutput, self, indices, kernelSize, stride, padding, dilation, gradInput).
         check = "null-pointers"
-        for name, arg in (
-            ("gradOutput", grad_output),
-            ("self", self),
-            ("indices", indices),
-            ("kernelSize", kernel_size),
-            ("stride", stride),
-            ("padding", padding),
-            ("dilation", dilation),
-            ("gradInput", grad_input),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if self is None:
+            raise rt.fail(CHECKS["null-pointers"], {"self": self})
+        if indices is None:
+            raise rt.fail(CHECKS["null-pointers"], {"indices": indices})
+        if kernel_size is None:
+            raise rt.fail(CHECKS["null-pointers"], {"kernelSize": kernel_size})
+        if stride is None:
+            raise rt.fail(CHECKS["null-pointers"], {"stride": stride})
+        if padding is None:
+            raise rt.fail(CHECKS["null-pointers"], {"padding": padding})
+        if dilation is None:
+            raise rt.fail(CHECKS["null-pointers"], {"dilation": dilation})
+        if grad_input is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradInput": grad_input})
         # product-supported (161002): The platform is not supported.
         # Note: The code has no separate platform check: outside Atlas A2/A3 (DAV_2201) and Ascend 950 the supported
         #   dtype list of self is empty, so the failure (161002) happens after the null checks, at the self
@@ -278,91 +277,90 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["product-supported"], {"product": product})
         # self-dtype (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         check = "self-dtype"
-        for name, arg in (("self", self),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["self-dtype"], {name: arg})
+        if self.dtype not in DTYPES["self"].get(product, ()):
+            raise rt.fail(CHECKS["self-dtype"], {"self": self})
         # indices-dtype (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: INT32 only on Atlas A2/A3; INT32 or INT64 on Ascend 950.
         check = "indices-dtype"
-        for name, arg in (("indices", indices),):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["indices-dtype"], {name: arg})
+        if indices.dtype not in DTYPES["indices"].get(product, ()):
+            raise rt.fail(CHECKS["indices-dtype"], {"indices": indices})
         # grad-output-dtype-same (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The code does not check gradOutput against a support list; it requires gradOutput's dtype to equal
         #   self's. The doc does not state this equality.
         check = "grad-output-dtype-same"
-        for name, arg in (("gradOutput", grad_output),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["grad-output-dtype-same"], {"self": self, name: arg})
+        if grad_output.dtype != self.dtype:
+            raise rt.fail(CHECKS["grad-output-dtype-same"], {"self": self, "gradOutput": grad_output})
         # grad-input-dtype-same (161002): The dtype of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires gradInput's dtype to equal self's (no result cast); the doc does not state this
         #   equality.
         check = "grad-input-dtype-same"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.dtype != self.dtype:
-                raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, name: arg})
+        if grad_input.dtype != self.dtype:
+            raise rt.fail(CHECKS["grad-input-dtype-same"], {"self": self, "gradInput": grad_input})
         # format-same (161002): The format of gradOutput, self, indices or gradInput is not supported.
         # Note: The code requires self, gradOutput and gradInput to share one format (the doc: gradOutput's and
         #   gradInput's format match self's); it does not require ND, and indices is not compared.
         check = "format-same"
-        for name, arg in (("gradOutput", grad_output), ("gradInput", grad_input)):
-            if self is not None and arg is not None and arg.format != self.format:
-                raise rt.fail(CHECKS["format-same"], {"self": self, name: arg})
+        if grad_output.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradOutput": grad_output})
+        if grad_input.format != self.format:
+            raise rt.fail(CHECKS["format-same"], {"self": self, "gradInput": grad_input})
         # format-not-private (161002): The format of gradOutput, self, indices or gradInput is not supported.
         # Note: The code rejects only private formats; the doc lists ND only.
         check = "format-not-private"
-        for name, arg in (("gradOutput", grad_output), ("self", self), ("indices", indices), ("gradInput", grad_input)):
-            if arg is not None and rt.is_private(arg.format):
-                raise rt.fail(CHECKS["format-not-private"], {name: arg})
+        if rt.is_private(grad_output.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradOutput": grad_output})
+        if rt.is_private(self.format):
+            raise rt.fail(CHECKS["format-not-private"], {"self": self})
+        if rt.is_private(indices.format):
+            raise rt.fail(CHECKS["format-not-private"], {"indices": indices})
+        if rt.is_private(grad_input.format):
+            raise rt.fail(CHECKS["format-not-private"], {"gradInput": grad_input})
         # rank (161002): gradOutput, self, indices or gradInput is not 4-D or 5-D.
         # Note: The error table has no row for this (the parameter table gives 4-5 dims); the code checks it
         #   together with the formats and does not require the four tensors to have the same rank.
         check = "rank"
-        for name, arg in (("gradOutput", grad_output), ("gradInput", grad_input), ("indices", indices), ("self", self)):
-            if arg is not None and not RANKS[name][0] <= arg.rank <= RANKS[name][1]:
-                raise rt.fail(CHECKS["rank"], {name: arg})
+        if not 4 <= len(grad_output.shape) <= 5:
+            raise rt.fail(CHECKS["rank"], {"gradOutput": grad_output})
+        if not 4 <= len(grad_input.shape) <= 5:
+            raise rt.fail(CHECKS["rank"], {"gradInput": grad_input})
+        if not 4 <= len(indices.shape) <= 5:
+            raise rt.fail(CHECKS["rank"], {"indices": indices})
+        if not 4 <= len(self.shape) <= 5:
+            raise rt.fail(CHECKS["rank"], {"self": self})
         # kernel-size-length (161002): The length of kernelSize is not 1 or 3.
         check = "kernel-size-length"
-        for name, arg in (("kernelSize", kernel_size),):
-            if arg is not None and len(arg) not in (1, 3):
-                raise rt.fail(CHECKS["kernel-size-length"], {name: arg})
+        if len(kernel_size) not in {1, 3}:
+            raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # kernel-size-positive (161002): kernelSize contains a value less than or equal to 0.
         check = "kernel-size-positive"
-        if kernel_size is not None and not (all(k > 0 for k in kernel_size)):
+        if not (all(k > 0 for k in kernel_size)):
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The length of stride is not 0, 1 or 3.
         check = "stride-length"
-        for name, arg in (("stride", stride),):
-            if arg is not None and len(arg) not in (0, 1, 3):
-                raise rt.fail(CHECKS["stride-length"], {name: arg})
+        if len(stride) not in {0, 1, 3}:
+            raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # stride-positive (161002): stride contains a value less than or equal to 0.
         check = "stride-positive"
-        if stride is not None and not (all(s > 0 for s in stride)):
+        if not (all(s > 0 for s in stride)):
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 3.
         check = "padding-length"
-        for name, arg in (("padding", padding),):
-            if arg is not None and len(arg) not in (1, 3):
-                raise rt.fail(CHECKS["padding-length"], {name: arg})
+        if len(padding) not in {1, 3}:
+            raise rt.fail(CHECKS["padding-length"], {"padding": padding})
         # padding-range (161002): padding contains a value less than 0 or greater than kernelSize/2.
         # Note: Compared per axis (length-1 arrays expanded to 3 values); kernelSize/2 is an integer division.
         check = "padding-range"
-        if (
-            kernel_size is not None
-            and padding is not None
-            and not (all(0 <= rt.expand(padding, 3)[i] <= rt.expand(kernel_size, 3)[i] // 2 for i in range(3)))
-        ):
+        if not (all(0 <= rt.expand(padding, 3)[i] <= rt.expand(kernel_size, 3)[i] // 2 for i in range(3))):
             raise rt.fail(CHECKS["padding-range"], {"kernelSize": kernel_size, "padding": padding})
         # dilation-length (161002): The length of dilation is not 1 or 3.
         check = "dilation-length"
-        for name, arg in (("dilation", dilation),):
-            if arg is not None and len(arg) not in (1, 3):
-                raise rt.fail(CHECKS["dilation-length"], {name: arg})
+        if len(dilation) not in {1, 3}:
+            raise rt.fail(CHECKS["dilation-length"], {"dilation": dilation})
         # dilation-positive (161002): dilation contains a value less than or equal to 0.
         # Note: Not in the error table; the code only requires dilation > 0. The doc's stricter "only 1 is
         #   supported" is the next (unenforced) check.
         check = "dilation-positive"
-        if dilation is not None and not (all(d > 0 for d in dilation)):
+        if not (all(d > 0 for d in dilation)):
             raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # dilation-one (161002): Only the value 1 is supported for dilation.
         # Note: The parameter table says dilation only supports 1, but the error table has no matching row and the
@@ -372,21 +370,19 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: The doc states this in the product note (Atlas A2/A3) below the parameter table, not in the error
         #   table; the code checks self's D*H*W on products other than Ascend 950 only.
         check = "spatial-size-int32"
-        if product in ("910_93", "910b"):
-            if self is not None and not (self.shape[-3] * self.shape[-2] * self.shape[-1] <= 2147483647):
+        if product in {"910_93", "910b"}:
+            if not (self.shape[-3] * self.shape[-2] * self.shape[-1] <= 2147483647):
                 raise rt.fail(CHECKS["spatial-size-int32"], {"self": self})
         # indices-shape (161002): The shapes of gradOutput and indices differ, or the shapes of self and gradInput
         # differ.
         check = "indices-shape"
-        for name, arg in (("indices", indices),):
-            if grad_output is not None and arg is not None and arg.shape != grad_output.shape:
-                raise rt.fail(CHECKS["indices-shape"], {"gradOutput": grad_output, name: arg})
+        if indices.shape != grad_output.shape:
+            raise rt.fail(CHECKS["indices-shape"], {"gradOutput": grad_output, "indices": indices})
         # grad-input-shape (161002): The shapes of gradOutput and indices differ, or the shapes of self and
         # gradInput differ.
         check = "grad-input-shape"
-        for name, arg in (("gradInput", grad_input),):
-            if self is not None and arg is not None and arg.shape != self.shape:
-                raise rt.fail(CHECKS["grad-input-shape"], {"self": self, name: arg})
+        if grad_input.shape != self.shape:
+            raise rt.fail(CHECKS["grad-input-shape"], {"self": self, "gradInput": grad_input})
     except rt.EVALUATION_ERRORS as exc:
         raise rt.fail(CHECKS[check], {}, f"the rule cannot be evaluated on these arguments: {exc}") from None
 
@@ -444,8 +440,9 @@ def max_pool3d_with_argmax_backward(
     product="910b",
     backend="numpy",
 ):
-    """aclnnMaxPool3dWithArgmaxBackward: Backward of the max pooling aclnnMaxPool3dWithArgmax; scatters each gradient back to the
-    position of its window's maximum, accumulating where positions coincide.
+    """aclnnMaxPool3dWithArgmaxBackward: Backward of the max pooling aclnnMaxPool3dWithArgmax; scatters
+    each gradient back to the position of its window's maximum, accumulating where positions
+    coincide.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

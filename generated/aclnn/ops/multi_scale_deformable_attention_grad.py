@@ -325,6 +325,7 @@ DTYPES = {
         "910": ("FLOAT", "FLOAT16", "BFLOAT16"),
     },
 }
+# Formats of each tensor (the docs' list).
 FORMATS = {
     "value": ("ND",),
     "spatialShape": ("ND",),
@@ -335,17 +336,6 @@ FORMATS = {
     "gradValue": ("ND",),
     "gradLocation": ("ND",),
     "gradAttnWeight": ("ND",),
-}
-RANKS = {
-    "value": (4, 4),
-    "spatialShape": (2, 2),
-    "levelStartIndex": (1, 1),
-    "location": (6, 6),
-    "attnWeight": (5, 5),
-    "gradOutput": (3, 3),
-    "gradValue": (4, 4),
-    "gradLocation": (6, 6),
-    "gradAttnWeight": (5, 5),
 }
 
 
@@ -426,37 +416,47 @@ def _check(
     try:
         # null-pointers (161001): An input or output is a null pointer.
         check = "null-pointers"
-        for name, arg in (
-            ("value", value),
-            ("spatialShape", spatial_shape),
-            ("levelStartIndex", level_start_index),
-            ("location", location),
-            ("attnWeight", attn_weight),
-            ("gradOutput", grad_output),
-            ("gradValue", grad_value),
-            ("gradLocation", grad_location),
-            ("gradAttnWeight", grad_attn_weight),
-        ):
-            if arg is None:
-                raise rt.fail(CHECKS["null-pointers"], {name: arg})
+        if value is None:
+            raise rt.fail(CHECKS["null-pointers"], {"value": value})
+        if spatial_shape is None:
+            raise rt.fail(CHECKS["null-pointers"], {"spatialShape": spatial_shape})
+        if level_start_index is None:
+            raise rt.fail(CHECKS["null-pointers"], {"levelStartIndex": level_start_index})
+        if location is None:
+            raise rt.fail(CHECKS["null-pointers"], {"location": location})
+        if attn_weight is None:
+            raise rt.fail(CHECKS["null-pointers"], {"attnWeight": attn_weight})
+        if grad_output is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradOutput": grad_output})
+        if grad_value is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradValue": grad_value})
+        if grad_location is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradLocation": grad_location})
+        if grad_attn_weight is None:
+            raise rt.fail(CHECKS["null-pointers"], {"gradAttnWeight": grad_attn_weight})
         # dtype-supported (161002): The dtype of an input or output is not supported.
         # Note: The code checks each tensor's dtype on its own (value, location, attnWeight, gradOutput and the
         #   three outputs in FLOAT, FLOAT16, BFLOAT16; spatialShape and levelStartIndex in INT32, INT64); it
         #   does not require the tensors to share a dtype.
         check = "dtype-supported"
-        for name, arg in (
-            ("value", value),
-            ("spatialShape", spatial_shape),
-            ("levelStartIndex", level_start_index),
-            ("location", location),
-            ("attnWeight", attn_weight),
-            ("gradOutput", grad_output),
-            ("gradValue", grad_value),
-            ("gradLocation", grad_location),
-            ("gradAttnWeight", grad_attn_weight),
-        ):
-            if arg is not None and arg.dtype not in DTYPES[name].get(product, ()):
-                raise rt.fail(CHECKS["dtype-supported"], {name: arg})
+        if value.dtype not in DTYPES["value"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"value": value})
+        if spatial_shape.dtype not in DTYPES["spatialShape"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"spatialShape": spatial_shape})
+        if level_start_index.dtype not in DTYPES["levelStartIndex"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"levelStartIndex": level_start_index})
+        if location.dtype not in DTYPES["location"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"location": location})
+        if attn_weight.dtype not in DTYPES["attnWeight"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"attnWeight": attn_weight})
+        if grad_output.dtype not in DTYPES["gradOutput"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradOutput": grad_output})
+        if grad_value.dtype not in DTYPES["gradValue"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradValue": grad_value})
+        if grad_location.dtype not in DTYPES["gradLocation"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradLocation": grad_location})
+        if grad_attn_weight.dtype not in DTYPES["gradAttnWeight"].get(product, ()):
+            raise rt.fail(CHECKS["dtype-supported"], {"gradAttnWeight": grad_attn_weight})
         # dtype-same (161002): The dtypes of the inputs and outputs are not consistent.
         # Note: Only the seed lists this error; the current doc dropped it. The code never compares dtypes across
         #   tensors; every float input is cast to FLOAT32 for the computation and each result is cast to its own
@@ -467,21 +467,13 @@ def _check(
         #   FRACTAL_NZ on the six inputs only, accepts every other format and does not check the outputs'
         #   formats.
         check = "format-not-nz"
-        if (
-            value is not None
-            and spatial_shape is not None
-            and level_start_index is not None
-            and location is not None
-            and attn_weight is not None
-            and grad_output is not None
-            and not (
-                value.format != "FRACTAL_NZ"
-                and spatial_shape.format != "FRACTAL_NZ"
-                and level_start_index.format != "FRACTAL_NZ"
-                and location.format != "FRACTAL_NZ"
-                and attn_weight.format != "FRACTAL_NZ"
-                and grad_output.format != "FRACTAL_NZ"
-            )
+        if not (
+            value.format != "FRACTAL_NZ"
+            and spatial_shape.format != "FRACTAL_NZ"
+            and level_start_index.format != "FRACTAL_NZ"
+            and location.format != "FRACTAL_NZ"
+            and attn_weight.format != "FRACTAL_NZ"
+            and grad_output.format != "FRACTAL_NZ"
         ):
             raise rt.fail(
                 CHECKS["format-not-nz"],
@@ -496,102 +488,79 @@ def _check(
             )
         # value-rank (161002): value is not (bs, num_keys, num_heads, channels): it is not 4-D.
         check = "value-rank"
-        for name, arg in (("value", value),):
-            if arg is not None and not 4 <= arg.rank <= 4:
-                raise rt.fail(CHECKS["value-rank"], {name: arg})
+        if not 4 <= len(value.shape) <= 4:
+            raise rt.fail(CHECKS["value-rank"], {"value": value})
         # spatial-shape-rank (161002): spatialShape is not (num_levels, 2): it is not 2-D.
         check = "spatial-shape-rank"
-        for name, arg in (("spatialShape", spatial_shape),):
-            if arg is not None and not 2 <= arg.rank <= 2:
-                raise rt.fail(CHECKS["spatial-shape-rank"], {name: arg})
+        if not 2 <= len(spatial_shape.shape) <= 2:
+            raise rt.fail(CHECKS["spatial-shape-rank"], {"spatialShape": spatial_shape})
         # spatial-shape-last-dim (161002): spatialShape is not (num_levels, 2): its last dim is not 2.
         check = "spatial-shape-last-dim"
-        if spatial_shape is not None and not (spatial_shape.shape[1] == 2):
+        if not (spatial_shape.shape[1] == 2):
             raise rt.fail(CHECKS["spatial-shape-last-dim"], {"spatialShape": spatial_shape})
         # level-start-index-rank (161002): levelStartIndex is not (num_levels): it is not 1-D.
         check = "level-start-index-rank"
-        for name, arg in (("levelStartIndex", level_start_index),):
-            if arg is not None and not 1 <= arg.rank <= 1:
-                raise rt.fail(CHECKS["level-start-index-rank"], {name: arg})
+        if not 1 <= len(level_start_index.shape) <= 1:
+            raise rt.fail(CHECKS["level-start-index-rank"], {"levelStartIndex": level_start_index})
         # location-rank (161002): location is not (bs, num_queries, num_heads, num_levels, num_points, 2): it is not
         # 6-D.
         check = "location-rank"
-        for name, arg in (("location", location),):
-            if arg is not None and not 6 <= arg.rank <= 6:
-                raise rt.fail(CHECKS["location-rank"], {name: arg})
+        if not 6 <= len(location.shape) <= 6:
+            raise rt.fail(CHECKS["location-rank"], {"location": location})
         # location-last-dim (161002): location is not (bs, num_queries, num_heads, num_levels, num_points, 2): its
         # last dim is not 2.
         check = "location-last-dim"
-        if location is not None and not (location.shape[5] == 2):
+        if not (location.shape[5] == 2):
             raise rt.fail(CHECKS["location-last-dim"], {"location": location})
         # attn-weight-rank (161002): attnWeight is not (bs, num_queries, num_heads, num_levels, num_points): it is
         # not 5-D.
         check = "attn-weight-rank"
-        for name, arg in (("attnWeight", attn_weight),):
-            if arg is not None and not 5 <= arg.rank <= 5:
-                raise rt.fail(CHECKS["attn-weight-rank"], {name: arg})
+        if not 5 <= len(attn_weight.shape) <= 5:
+            raise rt.fail(CHECKS["attn-weight-rank"], {"attnWeight": attn_weight})
         # grad-output-rank (161002): gradOutput is not (bs, num_queries, num_heads*channels): it is not 3-D.
         # Note: The seed says 4-D (bs, num_queries, num_heads, channels) but its own sample uses the 3-D shape {1,
         #   32, 8}; the current doc and the code require 3-D.
         check = "grad-output-rank"
-        for name, arg in (("gradOutput", grad_output),):
-            if arg is not None and not 3 <= arg.rank <= 3:
-                raise rt.fail(CHECKS["grad-output-rank"], {name: arg})
+        if not 3 <= len(grad_output.shape) <= 3:
+            raise rt.fail(CHECKS["grad-output-rank"], {"gradOutput": grad_output})
         # channels-multiple-of-8 (161002): Constraint violated: channels % 8 == 0 (channels is value's 4th dim).
         check = "channels-multiple-of-8"
-        if value is not None and not (value.shape[3] % 8 == 0):
+        if not (value.shape[3] % 8 == 0):
             raise rt.fail(CHECKS["channels-multiple-of-8"], {"value": value})
         # channels-max (161002): Constraint violated: channels <= 256.
         check = "channels-max"
-        if value is not None and not (value.shape[3] <= 256):
+        if not (value.shape[3] <= 256):
             raise rt.fail(CHECKS["channels-max"], {"value": value})
         # num-queries-max (161002): Constraint violated: num_queries < 500000 (num_queries is location's 2nd dim).
         check = "num-queries-max"
-        if location is not None and not (location.shape[1] < 500000):
+        if not (location.shape[1] < 500000):
             raise rt.fail(CHECKS["num-queries-max"], {"location": location})
         # num-levels-max (161002): Constraint violated: num_levels <= 16 (num_levels is spatialShape's 1st dim).
         check = "num-levels-max"
-        if spatial_shape is not None and not (spatial_shape.shape[0] <= 16):
+        if not (spatial_shape.shape[0] <= 16):
             raise rt.fail(CHECKS["num-levels-max"], {"spatialShape": spatial_shape})
         # num-heads-max (161002): Constraint violated: num_heads <= 16 (num_heads is value's 3rd dim).
         check = "num-heads-max"
-        if value is not None and not (value.shape[2] <= 16):
+        if not (value.shape[2] <= 16):
             raise rt.fail(CHECKS["num-heads-max"], {"value": value})
         # num-points-max (161002): Constraint violated: num_points <= 16 (num_points is location's 5th dim).
         check = "num-points-max"
-        if location is not None and not (location.shape[4] <= 16):
+        if not (location.shape[4] <= 16):
             raise rt.fail(CHECKS["num-points-max"], {"location": location})
         # batch-same (161002): value, location, attnWeight and gradOutput disagree on bs.
         check = "batch-same"
-        if (
-            value is not None
-            and location is not None
-            and attn_weight is not None
-            and grad_output is not None
-            and not (value.shape[0] == location.shape[0] == attn_weight.shape[0] == grad_output.shape[0])
-        ):
+        if not (value.shape[0] == location.shape[0] == attn_weight.shape[0] == grad_output.shape[0]):
             raise rt.fail(
                 CHECKS["batch-same"],
                 {"value": value, "location": location, "attnWeight": attn_weight, "gradOutput": grad_output},
             )
         # heads-same (161002): value, location and attnWeight disagree on num_heads.
         check = "heads-same"
-        if (
-            value is not None
-            and location is not None
-            and attn_weight is not None
-            and not (value.shape[2] == location.shape[2] == attn_weight.shape[2])
-        ):
+        if not (value.shape[2] == location.shape[2] == attn_weight.shape[2]):
             raise rt.fail(CHECKS["heads-same"], {"value": value, "location": location, "attnWeight": attn_weight})
         # levels-same (161002): spatialShape, levelStartIndex, location and attnWeight disagree on num_levels.
         check = "levels-same"
-        if (
-            spatial_shape is not None
-            and level_start_index is not None
-            and location is not None
-            and attn_weight is not None
-            and not (spatial_shape.shape[0] == level_start_index.shape[0] == location.shape[3] == attn_weight.shape[3])
-        ):
+        if not (spatial_shape.shape[0] == level_start_index.shape[0] == location.shape[3] == attn_weight.shape[3]):
             raise rt.fail(
                 CHECKS["levels-same"],
                 {
@@ -603,42 +572,32 @@ def _check(
             )
         # queries-same (161002): location, attnWeight and gradOutput disagree on num_queries.
         check = "queries-same"
-        if (
-            location is not None
-            and attn_weight is not None
-            and grad_output is not None
-            and not (location.shape[1] == attn_weight.shape[1] == grad_output.shape[1])
-        ):
+        if not (location.shape[1] == attn_weight.shape[1] == grad_output.shape[1]):
             raise rt.fail(
                 CHECKS["queries-same"], {"location": location, "attnWeight": attn_weight, "gradOutput": grad_output}
             )
         # points-same (161002): location and attnWeight disagree on num_points.
         check = "points-same"
-        if location is not None and attn_weight is not None and not (location.shape[4] == attn_weight.shape[4]):
+        if not (location.shape[4] == attn_weight.shape[4]):
             raise rt.fail(CHECKS["points-same"], {"location": location, "attnWeight": attn_weight})
         # grad-output-channels (161002): gradOutput's last dim is not num_heads*channels.
         check = "grad-output-channels"
-        if (
-            value is not None
-            and grad_output is not None
-            and not (grad_output.shape[2] == value.shape[2] * value.shape[3])
-        ):
+        if not (grad_output.shape[2] == value.shape[2] * value.shape[3]):
             raise rt.fail(CHECKS["grad-output-channels"], {"value": value, "gradOutput": grad_output})
         # grad-value-shape (161002): gradValue's shape differs from value's.
         check = "grad-value-shape"
-        for name, arg in (("gradValue", grad_value),):
-            if value is not None and arg is not None and arg.shape != value.shape:
-                raise rt.fail(CHECKS["grad-value-shape"], {"value": value, name: arg})
+        if grad_value.shape != value.shape:
+            raise rt.fail(CHECKS["grad-value-shape"], {"value": value, "gradValue": grad_value})
         # grad-location-shape (161002): gradLocation's shape differs from location's.
         check = "grad-location-shape"
-        for name, arg in (("gradLocation", grad_location),):
-            if location is not None and arg is not None and arg.shape != location.shape:
-                raise rt.fail(CHECKS["grad-location-shape"], {"location": location, name: arg})
+        if grad_location.shape != location.shape:
+            raise rt.fail(CHECKS["grad-location-shape"], {"location": location, "gradLocation": grad_location})
         # grad-attn-weight-shape (161002): gradAttnWeight's shape differs from attnWeight's.
         check = "grad-attn-weight-shape"
-        for name, arg in (("gradAttnWeight", grad_attn_weight),):
-            if attn_weight is not None and arg is not None and arg.shape != attn_weight.shape:
-                raise rt.fail(CHECKS["grad-attn-weight-shape"], {"attnWeight": attn_weight, name: arg})
+        if grad_attn_weight.shape != attn_weight.shape:
+            raise rt.fail(
+                CHECKS["grad-attn-weight-shape"], {"attnWeight": attn_weight, "gradAttnWeight": grad_attn_weight}
+            )
         # product-supported (561103): The interface is not supported on this product (marked "not supported" in the
         # product support list).
         # Note: The op_api code has no product/arch check and its dtype lists do not depend on the product, so on an
@@ -650,23 +609,13 @@ def _check(
         #   from the op_api and is unverified on a device. Empty inputs return success before any kernel is
         #   added, so the check applies to non-empty inputs only and is the last check.
         check = "product-supported"
-        if (
-            value is not None
-            and spatial_shape is not None
-            and level_start_index is not None
-            and location is not None
-            and attn_weight is not None
-            and grad_output is not None
-            and (
-                not (
-                    value.empty
-                    or spatial_shape.empty
-                    or level_start_index.empty
-                    or location.empty
-                    or attn_weight.empty
-                    or grad_output.empty
-                )
-            )
+        if not (
+            0 in value.shape
+            or 0 in spatial_shape.shape
+            or 0 in level_start_index.shape
+            or 0 in location.shape
+            or 0 in attn_weight.shape
+            or 0 in grad_output.shape
         ):
             if product not in PRODUCTS:
                 raise rt.fail(CHECKS["product-supported"], {"product": product})
@@ -741,8 +690,8 @@ def multi_scale_deformable_attention_grad(
     product="910b",
     backend="numpy",
 ):
-    """aclnnMultiScaleDeformableAttentionGrad: Backward of MultiScaleDeformableAttention; computes the gradients of value, location and
-    attnWeight from the forward inputs and the output gradient.
+    """aclnnMultiScaleDeformableAttentionGrad: Backward of MultiScaleDeformableAttention; computes the
+    gradients of value, location and attnWeight from the forward inputs and the output gradient.
 
     Validates (see ``validate``), allocates the outputs that are not given and runs the backend
     (``"numpy"``: the reference kernel; ``"cann"``: the CANN library through ctypes).

@@ -374,4 +374,7 @@ std::vector<T> Concat(std::vector<T> a, const std::vector<T>& b)
 
 #pragma GCC visibility pop
 
+// Broadcasting, f32, reductions of lists and comprehensions (C++11).
+#include "opgen/rule_functions.h"
+
 #endif  // OPGEN_CHECKS_H_

@@ -1,0 +1,217 @@
+"""The compiled helpers (``generator/kernels/_accel.py``, Numba) against the NumPy reference paths.
+
+Every kernel runs the same inputs under ``_accel.forced("numpy")`` and ``forced("compiled")``: bit for bit
+where both paths sum in the same order (the bit-mask decode, the isResult ELU branch, the float16
+conversions), within float32 rounding where the order, the accumulation type or ``exp`` differs.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from generator.kernels import _accel
+from generator.kernels.convolution_backward import convolution_backward
+from generator.kernels.elu_backward import elu_backward
+from generator.kernels.max_pool2d_with_mask_backward import max_pool2d_with_mask, max_pool2d_with_mask_backward
+from generator.kernels.max_pool3d_with_argmax_backward import (
+    max_pool3d_with_argmax,
+    max_pool3d_with_argmax_backward,
+    scatter_add_planes,
+)
+from generator.kernels.multi_scale_deformable_attention_grad import multi_scale_deformable_attention_grad
+
+pytest.importorskip("numba")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def both(function, *args, **kwargs):
+    with _accel.forced("numpy"):
+        reference = function(*args, **kwargs)
+    with _accel.forced("compiled"):
+        compiled = function(*args, **kwargs)
+    return reference, compiled
+
+
+def same_bits(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    return bool(np.array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}")))
+
+
+def close(a, b, rtol=2e-6, atol=1e-6):
+    a32, b32 = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    finite = np.isfinite(a32)
+    scale = max(1.0, float(np.max(np.abs(a32[finite]), initial=0.0)))
+    np.testing.assert_array_equal(np.isfinite(b32), finite)
+    np.testing.assert_array_equal(b32[~finite], a32[~finite])  # inf, -inf and NaN where the reference has them
+    np.testing.assert_allclose(b32[finite], a32[finite], rtol=rtol, atol=atol * scale)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20241)
+
+
+def test_mode_selection(monkeypatch):
+    with _accel.forced("numpy"):
+        assert not _accel.enabled()
+    with _accel.forced("compiled"):
+        assert _accel.enabled()
+    monkeypatch.setitem(_accel._state, "env", "numpy")  # what ACLNN_KERNELS=numpy sets at first use
+    assert not _accel.enabled()
+    monkeypatch.setitem(_accel._state, "env", "auto")
+    assert _accel.enabled()
+
+
+def test_half_conversions_are_exact():
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    assert same_bits(_accel.half_to_float32(every), every.astype(np.float32))
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 1 << 32, 1 << 20, dtype=np.uint64).astype(np.uint32)
+    wide = every.astype(np.float32)[np.isfinite(every)]
+    values = np.concatenate([bits.view(np.float32), wide, np.nextafter(wide, np.float32(np.inf)),
+                             (wide[:-1] / 2 + wide[1:] / 2), np.float32([65519.99, 65520, -65520, 1e-8, 5.96e-8])])  # fmt: skip
+    with np.errstate(all="ignore"):
+        want = values.astype(np.float16)
+    got = _accel.float32_to_half(values)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert same_bits(got[~nan], want[~nan])
+
+
+def test_exp_within_one_ulp():
+    x = np.concatenate([np.linspace(-103, 88.7, 200001, dtype=np.float32), np.float32([0, -0.0, 1e-9, -1e-9])])
+    out = np.empty_like(x)
+    _accel.exp_block(x, out, np.empty((2, x.size), np.int32), x.size)
+    exact = np.exp(x.astype(np.float64))
+    normal = exact > 1.2e-38
+    ulps = np.abs(out[normal] - exact[normal]) / np.spacing(exact[normal].astype(np.float32))
+    assert ulps.max() <= 1.5
+    specials = np.float32([np.nan, np.inf, -np.inf, 89.0, -110.0])
+    got = np.empty_like(specials)
+    _accel.exp_block(specials, got, np.empty((2, 5), np.int32), 5)
+    assert np.isnan(got[0]) and got[1] == np.inf and got[2] == 0 and got[3] == np.inf and got[4] == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("size", [1, 100, 5000, 70001])
+def test_elu(rng, dtype, size):
+    g = (rng.standard_normal(size) * 3).astype(dtype)
+    x = (rng.standard_normal(size) * 3).astype(dtype)
+    x[::13], x[::17], x[::19], g[::23] = np.nan, 0.0, -np.inf, np.inf
+    for is_result, coeffs in ((True, (1.0, 1.05, 0.9)), (False, (1.67, 1.05, 0.9)), (False, (1.0, 1.0, -0.5))):
+        reference, compiled = both(elu_backward, g, *coeffs, is_result, x)
+        if is_result:
+            assert same_bits(reference, compiled)
+        else:  # exp differs by at most an ulp or so
+            close(reference, compiled, rtol=4e-7 if dtype == np.float32 else 8e-3)
+
+
+def test_scatter_planes(rng):
+    values = rng.standard_normal((37, 500)).astype(np.float32)
+    index = rng.integers(0, 97, (37, 500)).astype(np.int32)
+    reference, compiled = both(scatter_add_planes, values, index, 97)
+    close(reference, compiled, rtol=1e-6)  # float64 sums (NumPy) vs float32 sums in order (compiled)
+    serial = np.zeros((37, 97), np.float32)  # what PyTorch's CPU kernel computes
+    for p in range(37):
+        for j in range(500):
+            serial[p, index[p, j]] += values[p, j]
+    assert same_bits(compiled, serial)
+    index[3, 7] = 97
+    for mode in ("numpy", "compiled"):
+        with _accel.forced(mode), pytest.raises(ValueError, match="must lie in"):
+            scatter_add_planes(values, index, 97)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+def test_max_pool3d(rng, dtype):
+    x = rng.standard_normal((2, 3, 5, 9, 8)).astype(dtype)
+    attrs = ([3, 2, 3], [1, 2, 2], [1, 1, 1], [1], True)
+    out, idx = max_pool3d_with_argmax(x, *attrs)
+    g = rng.standard_normal(out.shape).astype(dtype)
+    close(*both(max_pool3d_with_argmax_backward, g, x, idx, *attrs), rtol=1e-6 if dtype == np.float32 else 8e-3)
+
+
+@pytest.mark.parametrize("product", ["910", "910b"])
+@pytest.mark.parametrize(
+    "shape, attrs",
+    [((2, 20, 31, 33), ([3, 3], [2, 2], [1, 1], [1, 1], True)), ((3, 17, 9, 9), ([2, 3], [1, 2], [1, 1], [1], False)),
+     ((40, 12, 12), ([1, 1], [], [0, 0], [1, 1], False))],
+)  # fmt: skip
+def test_max_pool2d_mask_paths(rng, product, shape, attrs):
+    x = rng.standard_normal(shape).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x, *attrs, product=product)
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    g.reshape(-1)[::11] = np.inf
+    reference, compiled = both(max_pool2d_with_mask_backward, g, x, mask, *attrs, product=product)
+    if product == "910":
+        assert same_bits(reference, compiled)
+    else:
+        close(reference, compiled, rtol=1e-6)
+
+
+def test_bit_mask_with_arbitrary_bits(rng):
+    """A hostile 910 mask (random bytes: several bits per output) decodes the same on both paths."""
+    x = rng.standard_normal((2, 20, 11, 13)).astype(np.float32)
+    attrs = ([3, 3], [2, 2], [1, 1], [1, 1], True)
+    out, mask = max_pool2d_with_mask(x, *attrs, product="910")
+    noise = rng.integers(-128, 128, mask.shape).astype(np.int8)
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    assert same_bits(*both(max_pool2d_with_mask_backward, g, x, noise, *attrs, product="910"))
+
+
+CONV = [  # (input shape, weight shape, stride, padding, dilation, transposed, groups)
+    ((2, 6, 9, 7), (6, 1, 3, 3), [1, 1], [1, 1], [1, 1], False, 6),  # depthwise (compiled stencil)
+    ((2, 6, 9, 7), (12, 1, 3, 2), [2, 1], [1, 0], [1, 2], False, 6),  # channel multiplier 2, strides
+    ((1, 4, 13), (8, 1, 3), [2], [2], [2], False, 4),  # 1-D depthwise
+    ((2, 4, 7, 6), (6, 4, 3, 3), [1, 1], [1, 1], [1, 1], False, 1),  # small: stacked GEMM
+    ((1, 4, 5, 6), (4, 3, 3, 3), [2, 2], [1, 1], [1, 1], True, 1),  # small transposed
+    ((1, 2, 4, 5, 6), (4, 2, 3, 3, 3), [1, 1, 1], [1, 1, 1], [1, 1, 1], False, 1),  # 3-D
+]
+
+
+@pytest.mark.parametrize("case", CONV, ids=range(len(CONV)))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
+def test_convolution(rng, case, dtype):
+    shape, wshape, stride, padding, dilation, transposed, groups = case
+    nsp = len(shape) - 2
+    k = wshape[2:]
+    if transposed:
+        out = [
+            (i - 1) * s - 2 * p + d * (kk - 1) + 1 for i, s, p, d, kk in zip(shape[2:], stride, padding, dilation, k)
+        ]
+        c_out = wshape[1] * groups
+    else:
+        out = [
+            (i + 2 * p - d * (kk - 1) - 1) // s + 1 for i, s, p, d, kk in zip(shape[2:], stride, padding, dilation, k)
+        ]
+        c_out = wshape[0]
+    x = rng.standard_normal(shape).astype(dtype)
+    w = rng.standard_normal(wshape).astype(dtype)
+    gy = rng.standard_normal((shape[0], c_out, *out)).astype(dtype)
+    args = ([c_out], stride, padding, dilation, transposed, [0] * nsp, groups, [True, True, True])
+    reference, compiled = both(convolution_backward, gy, x, w, *args)
+    for a, b in zip(reference, compiled):
+        close(a, b, rtol=1e-5 if dtype == np.float32 else 2e-3, atol=1e-5 if dtype == np.float32 else 2e-3)
+    partial = both(convolution_backward, gy, x, w, *args[:-1], [False, True, False])
+    assert partial[0][0] is None and partial[1][0] is None
+    close(partial[0][1], partial[1][1], rtol=1e-5 if dtype == np.float32 else 2e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, BF16], ids=["float32", "bfloat16"])
+def test_msda(rng, dtype):
+    shapes = np.array([[6, 7], [3, 4], [1, 2]], np.int64)
+    starts = np.array([0, 42, 54], np.int64)
+    bs, nq, nh, c, points = 2, 9, 2, 8, 3
+    value = rng.standard_normal((bs, 56, nh, c)).astype(dtype)
+    location = rng.uniform(-0.2, 1.2, (bs, nq, nh, 3, points, 2)).astype(dtype)
+    location[0, 0, 0, 0, 0] = [0.0, 0.0]  # exactly on the -0.5 pixel centre edge
+    attn = rng.uniform(0, 1, (bs, nq, nh, 3, points)).astype(dtype)
+    grad = rng.standard_normal((bs, nq, nh * c)).astype(dtype)
+    reference, compiled = both(multi_scale_deformable_attention_grad, value, shapes, starts, location, attn, grad)
+    for a, b in zip(reference, compiled):
+        close(a, b, rtol=1e-5 if dtype == np.float32 else 8e-3, atol=1e-5 if dtype == np.float32 else 8e-3)
