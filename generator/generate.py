@@ -158,9 +158,11 @@ def render_op(info, catalog, env, names, only: str | None = None) -> tuple[dict[
     """
     from generator.emit import cpp, docs, matrix
     from generator.emit import python as py
+    from generator.emit.view import OpView
 
     spec = info.spec
     snake = spec.snake
+    view = OpView(info)  # rule texts and formulas, computed once for every view of the op
     out: dict[str, str] = {}
     rows: dict = {"ident": {"name": spec.name, "snake": snake}}
     mentions: set[str] = set()
@@ -174,14 +176,14 @@ def render_op(info, catalog, env, names, only: str | None = None) -> tuple[dict[
         rows["python"] = {"snake": snake, "op": spec.op}
     if only in (None, "cpp", "docs"):
         cpp_names = cpp.cpp_names(spec)
-        cpp_files, entries = cpp.op_files(info, catalog, env, cpp_names)
+        cpp_files, entries = cpp.op_files(info, catalog, env, cpp_names, view)
         if only in (None, "cpp"):
             out.update(cpp_files)
             rows["samples"] = entries
             rows["header"] = cpp.header_row(info, catalog, cpp_names)
     if only in (None, "docs"):
         samples = {lang: [{**e, "text": cpp_files[e["path"]]} for e in entries if e["lang"] == lang] for lang in LANGS}
-        out.update(docs.op_files(info, catalog, names, env, samples, mentions))
+        out.update(docs.op_files(info, catalog, names, env, samples, mentions, view))
         rows["index"] = docs.index_row(info, catalog, env)
         module = matrix.validator_module(info, catalog, env, source)
         rows["matrix"] = docs.matrix_view(env, catalog, matrix.row(info, matrix.op_table(info, catalog, module)))
@@ -327,12 +329,15 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
 # Inputs and their hashes (standard library only: an up-to-date run stops here)
 
 
-def _generator_key(only: str | None) -> str:
+def _generator_key(only: str | None, known: dict | None = None, trust_before: int = 0) -> tuple[str, dict]:
     """Hash of what shapes every output besides the specs: generator code, templates, the
-    versions of the libraries involved, and the ``only`` selection."""
+    versions of the libraries involved, and the ``only`` selection; and the fingerprints of the
+    generator's files (``known``: those of the last run, whose unchanged files are not read again)."""
     import hashlib
     import importlib.util
 
+    known = known or {}
+    files: dict[str, str] = {}
     digest = hashlib.sha256(f"{STATE_FORMAT}\0{only}\0{sys.version}\0".encode())
     for root in (GENERATOR, TEMPLATES):
         for folder, dirs, names in os.walk(root):
@@ -340,9 +345,11 @@ def _generator_key(only: str | None) -> str:
             for name in sorted(names):  # every file: code, templates, site assets, vendored data
                 if name.endswith((".pyc", ".pyo")):
                     continue
-                path = Path(folder) / name
-                rel = path.relative_to(REPO).as_posix()
-                digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+                path = os.path.join(folder, name)
+                rel = os.path.relpath(path, REPO).replace(os.sep, "/")
+                found = fs.fingerprint(path, known.get(rel), trust_before)
+                files[rel] = found if found is not None else "-"
+                digest.update(f"{rel}\0{fs.digest(files[rel])}\0".encode())
     for name in (
         "jinja2",
         "markupsafe",
@@ -358,7 +365,7 @@ def _generator_key(only: str | None) -> str:
         origin = spec.origin if spec is not None else None
         digest.update(f"{name}={_file_stamp(origin)}\0".encode())
     digest.update(f"ruff={_file_stamp(_ruff())}\0".encode())
-    return digest.hexdigest()
+    return digest.hexdigest(), files
 
 
 def _file_stamp(path: str | None) -> str:
@@ -724,6 +731,7 @@ class _Run:
         self.state: dict = {}
         self.trust = 0
         self.fd: int | None = None
+        self.generator_files: dict[str, str] = {}
 
     def run(self) -> int:
         out = self.out
@@ -778,9 +786,11 @@ class _Run:
     def _locked(self) -> int:
         record = _read_record(self.out)
         owned = self._owned(record) if record is None else None  # a record is parsed when needed
-        generator_key = _generator_key(self.only)
         loaded = _read_sealed(self.out / STATE) if self.only is None else None
         state, trust = loaded if loaded else ({}, 0)
+        known = state.get("generator_files") if isinstance(state.get("generator_files"), dict) else None
+        generator_key, self.generator_files = _generator_key(self.only, known, trust)
+        self.changed_stamps = known != self.generator_files  # then the state is saved even when up to date
         if state.get("generator") != generator_key or state.get("specs") != str(self.specs):
             state = {}
         self.state, self.trust = state, trust
@@ -1075,6 +1085,7 @@ class _Run:
     def _save_state(self, generator_key: str, inputs: _Inputs, ops: dict, aggregate: dict) -> None:
         state = {
             "generator": generator_key,
+            "generator_files": self.generator_files,
             "specs": str(self.specs),
             "inputs": inputs.entries,
             "ops": ops,

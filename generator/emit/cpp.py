@@ -287,7 +287,7 @@ def files(project: Project, env) -> dict[str, str]:
 
 
 def op_files(
-    info: OpInfo, catalog: Catalog, env, names: dict[str, str] | None = None
+    info: OpInfo, catalog: Catalog, env, names: dict[str, str] | None = None, view=None
 ) -> tuple[dict[str, str], list[dict]]:
     """One op's own files (its host-runtime unit and its samples) and its entries of the sample index.
 
@@ -297,7 +297,7 @@ def op_files(
     names = cpp_names(spec) if names is None else names
     out = {
         f"hostrt/{spec.snake}.cpp": env.get_template("cpp/hostrt_op.cpp.j2").render(
-            **cpp_checks.unit_context(info, catalog, names)
+            **cpp_checks.unit_context(info, catalog, names, view)
         )
     }
     try:

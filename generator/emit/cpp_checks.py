@@ -13,7 +13,8 @@ Spec strings only reach the C++ source as escaped string literals or comments.
 from __future__ import annotations
 
 from generator import expr as ex
-from generator.emit.python import check_text, rule_doc
+from generator.emit.python import check_text
+from generator.emit.view import OpView
 from generator.escape.cpp import comment_lines, string_literal
 from generator.loader import Catalog, OpInfo
 from generator.model import Check, Param
@@ -167,9 +168,10 @@ class _Unit:
         return out.lines
 
 
-def unit_context(info: OpInfo, catalog: Catalog, names: dict[str, str]) -> dict:
-    """What ``templates/cpp/hostrt_op.cpp.j2`` needs for one op."""
+def unit_context(info: OpInfo, catalog: Catalog, names: dict[str, str], view: OpView | None = None) -> dict:
+    """What ``templates/cpp/hostrt_op.cpp.j2`` needs for one op (``view``: the op's shared texts)."""
     spec = info.spec
+    view = view if view is not None else OpView(info)
     unit = _Unit(info, catalog, names)
     implicit = not any(c.kind == "product_supported" for c in spec.checks)
     implicit_at = next((i for i, c in enumerate(spec.checks) if c.kind != "not_null"), len(spec.checks))
@@ -181,7 +183,7 @@ def unit_context(info: OpInfo, catalog: Catalog, names: dict[str, str]) -> dict:
                                    f"product in [{', '.join(spec.products)}]"))  # fmt: skip
         code, code_name = catalog.status(c.code)
         entry = f"kChecks[{len(infos)}]"
-        infos.append(_info_row(c.id, code, code_name, check_text(c), rule_doc(info, i, c)))
+        infos.append(_info_row(c.id, code, code_name, check_text(c), view.rule_doc(i, c)))
         checks.append(
             {
                 "comment": comment_lines(f"{c.id} ({code}): {check_text(c)}", 100, ""),

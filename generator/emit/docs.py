@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator.emit.python import rule_doc
+from generator.emit.view import OpView
 from generator.escape import markdown as esc
 from generator.loader import Catalog, OpInfo, Project
 from generator.model import Check, Constraint, OpSpec, Param, Text
@@ -400,8 +400,9 @@ class _Row:
 
 class _Page:
     def __init__(self, info: OpInfo, catalog: Catalog, names, lang: str, samples: list[dict] | None,
-                 flavour: str = "md", mentions: set[str] | None = None):  # fmt: skip
+                 flavour: str = "md", mentions: set[str] | None = None, view: OpView | None = None):  # fmt: skip
         self.info, self.spec, self.catalog, self.lang = info, info.spec, catalog, lang
+        self.view = view if view is not None else OpView(info)
         self.L = LABELS[lang]
         self.samples = samples  # generator.emit.cpp.op_samples: one per product data layout
         self.flavour = flavour
@@ -476,9 +477,7 @@ class _Page:
             return []
         lines = [line.strip() for line in self.spec.formula.strip().splitlines() if line.strip()]
         if self.flavour == "site":
-            from generator.emit.site import mathml
-
-            return [mathml(line) for line in lines]
+            return [self.view.mathml(line) for line in lines]
         return [esc.formula_md(line) for line in lines]
 
     def prototypes(self) -> tuple[list[str], list[str]]:
@@ -901,7 +900,7 @@ class _MaintainerPage(_Page):
                     "code": f"{code}<br>{esc.html_text(name)}",
                     "products": products,
                     "text": esc.html_text(pick(check.text, self.lang)),
-                    "rule": esc.code_html(rule_doc(self.info, index, check)),
+                    "rule": esc.code_html(self.view.rule_doc(index, check)),
                     "flags": "<br>".join(esc.html_text(f) for f in flags) or "-",
                     "remark": esc.html_text(pick(check.note, self.lang)) if check.note else "-",
                 }
@@ -1042,7 +1041,7 @@ def _without_stamp(sample: str) -> str:
 
 
 def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]], flavour: str = "md",
-             mentions: set[str] | None = None) -> dict[str, str]:  # fmt: skip
+             mentions: set[str] | None = None, view: OpView | None = None) -> dict[str, str]:  # fmt: skip
     """One op's user and maintainers' pages (Markdown) in one flavour, by path under ``docs/``.
 
     ``names``: the operator names of the project (pages link to the ones the text mentions);
@@ -1052,21 +1051,24 @@ def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list
     maintainer_template = env.get_template("docs/maintainers.md.j2")
     out: dict[str, str] = {}
     name = info.spec.name
+    view = view if view is not None else OpView(info)
     for lang in LANGS:
-        page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions)
+        page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions, view)
         out[f"{lang}/{name}.md"] = op_template.render(**page.context())
-        maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions)
+        maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions, view)
         out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context())
     return out
 
 
 def op_files(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]],
-             mentions: set[str] | None = None) -> dict[str, str]:  # fmt: skip
+             mentions: set[str] | None = None, view: OpView | None = None) -> dict[str, str]:  # fmt: skip
     """One op's docs files: its pages (``docs/<lang>/...``) and their site versions (``docs/site/``)."""
     from generator.emit import site
 
-    out = {f"docs/{rel}": text for rel, text in op_pages(info, catalog, names, env, samples, "md", mentions).items()}
-    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions).items():
+    view = view if view is not None else OpView(info)
+    pages = op_pages(info, catalog, names, env, samples, "md", mentions, view)
+    out = {f"docs/{rel}": text for rel, text in pages.items()}
+    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions, view).items():
         target, html = site.page(env, rel, text)
         out[f"docs/site/{target}"] = html
     return out
