@@ -8,7 +8,10 @@
   start-up:
 
   - **cold**: an empty output folder and no cache of any kind (``OPGEN_NO_CACHE=1`` and an empty
-    ``OPGEN_CACHE_DIR`` too, for versions that had a parse cache);
+    ``OPGEN_CACHE_DIR`` too, for versions that had a parse cache; compiled templates removed);
+    Python's own bytecode of the generator is present, as after ``pip install`` (each variant's
+    tree is byte-compiled once; ``PYTHONDONTWRITEBYTECODE`` is cleared for the runs, otherwise
+    every process would compile the generator's modules again);
   - **one-edit**: one spec changed, then ``opgen generate`` on the rendered folder: its Chinese
     summary (the op's files plus the index and the support matrix) or its description (the op's
     files only);
@@ -109,6 +112,16 @@ class Variant:
             shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
         return cls("this tree", [sys.executable, "-m", "generator.cli"], cwd=folder, env={"PYTHONPATH": str(folder)})
 
+    def install(self) -> None:
+        """Byte-compile the variant's generator, as installing a package does."""
+        import compileall
+
+        compileall.compile_dir(str(self.cwd / "generator"), quiet=1)
+
+    def clear_template_cache(self) -> None:
+        """Remove compiled templates (kept in ``templates/__pycache__`` by newer generators)."""
+        shutil.rmtree(self.cwd / "templates" / "__pycache__", ignore_errors=True)
+
     @classmethod
     def revision(cls, rev: str, folder: Path) -> Variant:
         """The generator, templates and specs of git revision ``rev``, exported into ``folder`` (an older
@@ -186,7 +199,9 @@ def bench_generate(copies: int, repeat: int, variants: list[Variant]) -> dict[st
     """Per variant: cold, one-edit and no-op figures for ``copies`` specs (runs interleaved)."""
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as tmp:
         tmp = Path(tmp)
-        base = {k: v for k, v in os.environ.items() if not k.startswith("OPGEN_")}
+        base = {k: v for k, v in os.environ.items() if not k.startswith("OPGEN_") and k != "PYTHONDONTWRITEBYTECODE"}
+        for variant in variants:
+            variant.install()
         specs = {v.label: synthetic_specs(tmp / f"v{i}", copies, v.specs) for i, v in enumerate(variants)}
         figures: dict[str, dict[str, list]] = {v.label: {} for v in variants}
 
@@ -196,6 +211,7 @@ def bench_generate(copies: int, repeat: int, variants: list[Variant]) -> dict[st
         for i in range(repeat):
             for n, variant in enumerate(variants):
                 env = {**base, "OPGEN_NO_CACHE": "1", "OPGEN_CACHE_DIR": str(tmp / f"cache-cold{n}-{i}")}
+                variant.clear_template_cache()
                 wall, cpu, rss, pss = run_opgen(variant, specs[variant.label], tmp / f"cold{n}-{i}", env, sample=True)
                 add(variant, "cold", wall)
                 add(variant, "cold cpu", cpu)

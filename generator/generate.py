@@ -56,7 +56,7 @@ STAGING_PREFIX = ".opgen-tmp-"
 STAGING_MARK = ".opgen-staging"
 BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-STATE_FORMAT = "opgen-state-4"
+STATE_FORMAT = "opgen-state-5"
 RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
 DOMAINS = {
     None: ("",),
@@ -895,27 +895,40 @@ class _Run:
                 units = units_of(parts_units, self.only)
                 aggregates = self._kept_aggregates(generator_key, inputs, ops, units) if self.only is None else {}
                 missing = [u for u in units if u not in aggregates]
-                rows = {rel: result["rows"] for rel, result in results.items()}
-                store = None
-                if kept and any(u in parts_units for u in missing):
-                    # These units need every op's rows: kept ops' come from the rows file; an op
-                    # whose rows are lost is rendered again.
-                    store = self._rows_store()
-                    lost = sorted(rel for rel in kept if kept[rel]["rows"] not in store)
+                fresh = {rel: op_parts(result["rows"]) for rel, result in results.items()}
+                needed = {u for u in missing if u in parts_units}
+                sections: dict[str, dict] = {}
+                if kept and needed:
+                    # These units need every op's part: kept ops' come from the rows file; an op
+                    # whose part is lost is rendered again.
+                    sections = _read_rows(self.out, needed)
+                    lost = sorted(
+                        rel
+                        for rel, op in kept.items()
+                        if any(h not in sections.get(u, ()) for u, h in op["parts"].items() if u in needed)
+                    )
                     if lost:
                         more, more_python = self._render_ops(stage, keys, lost, names)
                         python += more_python
                         for rel, result in more.items():
                             del kept[rel]
-                            results[rel], rows[rel], ops[rel] = result, result["rows"], _op_entry(result)
-                    rows.update({rel: store[op["rows"]] for rel, op in kept.items()})
-                ordered = [rows[rel] for rel in sorted(rows, key=lambda rel: rows[rel]["ident"]["name"])]
+                            results[rel], ops[rel] = result, _op_entry(result)
+                            fresh[rel] = op_parts(result["rows"])
+                by_unit: dict[str, list] = {u: [] for u in missing}
+                for rel in sorted(ops, key=lambda rel: ops[rel]["ident"]["name"]):
+                    if rel in fresh:
+                        for u, part in fresh[rel].items():
+                            if u in by_unit:
+                                by_unit[u].append(part)
+                    else:
+                        for u, h in ops[rel]["parts"].items():
+                            if u in by_unit:
+                                by_unit[u].append(sections[u][h])
                 fresh_aggregates = {}
                 for unit in missing:
                     raw: dict[str, str] = {}
                     reused: list[str] = []
-                    parts = [part for row in ordered for u, part in op_parts(row).items() if u == unit]
-                    files = _stage(stage, render_unit(unit, parts, catalog, env), python, raw, reused)
+                    files = _stage(stage, render_unit(unit, by_unit[unit], catalog, env), python, raw, reused)
                     fresh_aggregates[unit] = {"files": files, "raw": raw, "reused": reused}
             if python:
                 _format_staged(stage, python, [*fresh_aggregates.values(), *results.values()])
@@ -952,11 +965,14 @@ class _Run:
                 files = {f: stamp(self.root + f, digest) for f, digest in agg["files"].items()}
                 aggregates[unit] = {"key": keys[unit], "files": files, "raw": agg["raw"]}
             known = self.state.get("ops", {})
-            if any(known.get(rel, {}).get("rows") != ops[rel]["rows"] for rel in results):
-                store = self._rows_store() if store is None else store
-                store.update({ops[rel]["rows"]: found for rel, found in rows.items()})
-                current = {op["rows"]: store[op["rows"]] for op in ops.values() if op["rows"] in store}
-                _write_sealed(self.out / ROWS, {"rows": current})
+            changed = {
+                u
+                for rel in results
+                for u, h in ops[rel]["parts"].items()
+                if known.get(rel, {}).get("parts", {}).get(u) != h
+            }
+            if changed:
+                _write_rows(self.out, ops, fresh, sections, changed, set(parts_units))
             self._save_state(generator_key, inputs, ops, aggregates)
         elapsed = time.perf_counter() - self.start
         print(
@@ -991,12 +1007,6 @@ class _Run:
             if name is not None:
                 names.add(name)
         return frozenset(names)
-
-    def _rows_store(self) -> dict[str, dict]:
-        """{rows hash: rows} from the sealed rows file (empty when it is missing or damaged)."""
-        loaded = _read_sealed(self.out / ROWS)
-        store = loaded[0].get("rows") if loaded else None
-        return store if isinstance(store, dict) else {}
 
     def reusable(self) -> dict[str, tuple[str, dict]]:
         """{output rel: (hash of its unformatted text, its fingerprint)} of every Python output of
@@ -1105,6 +1115,65 @@ def _aggregate_keys(generator_key: str, inputs: _Inputs, ops: dict[str, dict], u
     return {unit: fs.sha256(f"{head}{unit}\0{','.join(sorted(found))}".encode()) for unit, found in parts.items()}
 
 
+def _read_rows(out: Path, units) -> dict[str, dict]:
+    """{unit: {part hash: part}} of ``units`` from the rows file (a unit whose section is missing
+    or damaged is left out).
+
+    The rows file has one line per aggregate unit: the unit's name (JSON), a tab, the hash of
+    the section, a tab, the section (JSON: {part hash: the op's part}). A run reads only the
+    sections of the units it renders again and rewrites only those whose parts changed."""
+    wanted = {json.dumps(u): u for u in units}
+    found: dict[str, dict] = {}
+    try:
+        data = (out / ROWS).read_bytes()
+    except OSError:
+        return found
+    for line in data.split(b"\n"):
+        name, _, rest = line.partition(b"\t")
+        unit = wanted.get(name.decode("utf-8", "replace"))
+        if unit is None:
+            continue
+        seal, _, body = rest.partition(b"\t")
+        if fs.sha256(body).encode() != seal:
+            continue
+        try:
+            section = json.loads(body)
+        except ValueError:
+            continue
+        if isinstance(section, dict):
+            found[unit] = section
+    return found
+
+
+def _write_rows(out: Path, ops: dict, fresh: dict, sections: dict, changed: set[str], units: set[str]) -> None:
+    """Rewrite the sections of the ``changed`` units (every op's part, kept ops' from ``sections``),
+    copy the other sections of current ``units`` as they are, drop the rest."""
+    from generator.writer import write_bytes
+
+    lines: dict[str, bytes] = {}
+    try:
+        old = (out / ROWS).read_bytes()
+    except OSError:
+        old = b""
+    names = {json.dumps(u): u for u in units - changed}
+    for line in old.split(b"\n"):
+        unit = names.get(line.partition(b"\t")[0].decode("utf-8", "replace"))
+        if unit is not None:
+            lines[unit] = line
+    for unit in changed:
+        section = {}
+        for rel, op in ops.items():
+            h = op["parts"].get(unit)
+            if h is None:
+                continue
+            part = fresh[rel][unit] if rel in fresh else sections.get(unit, {}).get(h)
+            if part is not None:
+                section[h] = part
+        body = json.dumps(section, separators=(",", ":")).encode()
+        lines[unit] = json.dumps(unit).encode() + b"\t" + fs.sha256(body).encode() + b"\t" + body
+    write_bytes(out / ROWS, b"".join(lines[u] + b"\n" for u in sorted(lines)))
+
+
 def _relinked(ops: dict[str, dict], names: frozenset) -> list[str]:
     """The ops whose pages mention an operator name whose presence in the project changed."""
     return sorted(rel for rel, op in ops.items() if sorted(names.intersection(op["mentions"])) != op["links"])
@@ -1115,7 +1184,6 @@ def _op_entry(result: dict) -> dict:
     rows = result["rows"]
     return {
         "key": result["key"],
-        "rows": rows_hash(rows),
         "parts": {unit: rows_hash(part) for unit, part in op_parts(rows).items()},
         "raw": result["raw"],
         "ident": rows["ident"],
