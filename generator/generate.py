@@ -844,16 +844,28 @@ class _Run:
     def _verify(self, files: dict, trust: int) -> dict | None:
         """Fresh fingerprints of ``files`` ({relative path: fingerprint}) when every one is on
         disk with the recorded content; None otherwise."""
-        fresh = {}
-        fingerprint, fd = fs.fingerprint, self.fd
+        fingerprint, fd, stat = fs.fingerprint, self.fd, os.stat
+        fresh = None  # a copy of ``files`` once one fingerprint differs
         for rel, known in files.items():
+            try:  # the common case first: the recorded stamp, recorded after the file last changed
+                st = stat(rel, dir_fd=fd, follow_symlinks=False)
+            except (OSError, ValueError):
+                return None
+            if (
+                st.st_ctime_ns < trust
+                and st.st_mode & 0o170000 == 0o100000
+                and known.startswith(f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:")
+                and len(known) == known.rfind(":") + 1 + fs.DIGEST
+            ):
+                continue
             entry = fingerprint(rel, known, trust, dir_fd=fd)
             if entry is None or entry[-fs.DIGEST :] != known[-fs.DIGEST :]:
                 return None
             if entry is not known:
                 self.changed_stamps = True
-            fresh[rel] = entry
-        return fresh
+                fresh = dict(files) if fresh is None else fresh
+                fresh[rel] = entry
+        return files if fresh is None else fresh
 
     def _render(self, owned, generator_key, inputs, keys, todo, kept) -> int:
         from generator.emit import matrix

@@ -283,6 +283,33 @@ def test_one_edit_renders_one_op_and_matches_a_full_render(tmp_path, capsys):
     assert main(["generate", "--check", "--specs", str(specs), "--out", str(out)]) == 0
 
 
+def _row_sections(out: Path) -> dict[str, bytes]:
+    return {json.loads(line.split(b"\t")[0]): line for line in (out / ROWS).read_bytes().splitlines()}
+
+
+def test_rows_file_is_read_and_rewritten_per_aggregate(tmp_path, capsys):
+    specs = small_specs(tmp_path, "elu_backward", "max_pool3d_with_argmax_backward")
+    out = tmp_path / "out"
+    assert generate(specs, out) == 0
+    before = _row_sections(out)
+    assert {"python", "samples", "docs-index", "docs-matrix"} <= set(before)
+    assert any(unit.startswith("header:") for unit in before)
+    spec = specs / "max_pool3d_with_argmax_backward.yaml"
+    spec.write_text(spec.read_text().replace("summary:\n  zh: ", "summary:\n  zh: 修改：", 1))
+    assert generate(specs, out) == 0
+    after = _row_sections(out)
+    assert after["docs-index"] != before["docs-index"] and after["docs-matrix"] != before["docs-matrix"]
+    assert after["python"] == before["python"] and after["samples"] == before["samples"]  # not rewritten
+    # A damaged section costs the ops whose parts it held a rendering, when that aggregate is needed.
+    (out / ROWS).write_bytes((out / ROWS).read_bytes().replace(after["docs-matrix"], b'"docs-matrix"\tx\t{}'))
+    spec.write_text(spec.read_text().replace("修改：", "再改：", 1))
+    capsys.readouterr()
+    assert generate(specs, out) == 0
+    assert "(2 rendered)" in capsys.readouterr().out
+    assert outputs(out) == render_all(load_project(specs))
+    assert _row_sections(out)["docs-matrix"] != b'"docs-matrix"\tx\t{}'
+
+
 def test_pages_follow_the_ops_they_mention_as_ops_come_and_go(tmp_path, capsys):
     specs = small_specs(tmp_path, "elu_backward", "max_pool3d_with_argmax_backward", "convolution_backward")
     elu = specs / "elu_backward.yaml"
