@@ -21,18 +21,24 @@ def _catalog_dir_for(path: Path) -> Path:
     return DEFAULT_SPECS
 
 
-def _collect(paths: list[Path]) -> dict[Path, list[Path]]:
+def _collect(paths: list[Path]) -> tuple[dict[Path, list[Path]], list[Diagnostic]]:
     """Group the op spec files named by ``paths`` (files or folders) by their specs directory."""
+    from generator.files import spec_files
+
     groups: dict[Path, list[Path]] = {}
+    diags = []
     for path in paths:
         if path.is_dir():
             root = _catalog_dir_for(path)
-            files = [f for f in sorted(path.rglob("*.yaml")) if "catalog" not in f.relative_to(path).parts]
+            files = [f for f in spec_files(path) if "catalog" not in f.relative_to(path).parts]
+            if not files:
+                diags.append(Diagnostic(display_path(path), 0, 0, "", "no spec files (*.yaml outside catalog/) here"))
+                continue
         else:
             root = _catalog_dir_for(path.parent)
             files = [path]
         groups.setdefault(root, []).extend(files)
-    return groups
+    return groups, diags
 
 
 def cmd_lint(args) -> int:
@@ -41,9 +47,10 @@ def cmd_lint(args) -> int:
     diags: list[Diagnostic] = []
     count = reviews = 0
     for path in args.paths:
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             diags.append(Diagnostic(str(path), 0, 0, "", "no such file or directory"))
-    groups = _collect([p for p in args.paths if p.exists()])
+    groups, diags_collect = _collect([p for p in args.paths if p.exists() or p.is_symlink()])
+    diags += diags_collect
     for root, files in groups.items():
         try:
             project = load_project(root, files)

@@ -44,6 +44,7 @@ def did_you_mean(word: str, choices) -> str:
 def display_path(path: Path) -> str:
     """Path relative to the working directory when possible (shorter, clickable messages)."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        # The folder is resolved, not the file: a link is shown as itself (and a link loop cannot fail here).
+        return str((path.absolute().parent.resolve() / path.name).relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError, RuntimeError):
         return str(path)

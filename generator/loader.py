@@ -6,6 +6,8 @@ its parsed rule expressions) or raises :class:`SpecError` listing every diagnost
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -14,6 +16,7 @@ from pydantic import ValidationError
 
 from generator import expr as ex
 from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
+from generator.files import spec_files
 from generator.model import (
     C_INT_RANGES,
     MAX_EXAMPLE_ELEMENTS,
@@ -29,7 +32,7 @@ from generator.model import (
     ProductCatalog,
     StatusCatalog,
 )
-from generator.yamlio import Located, YamlSyntaxError, load_yaml_cached
+from generator.yamlio import MAX_BYTES, Located, YamlSyntaxError, load_yaml
 
 CATALOG_FILES = {
     "products": ("products.yaml", ProductCatalog),
@@ -218,20 +221,79 @@ def _dotted(path: tuple) -> str:
 
 
 def _read(path: Path, file: str) -> Located:
+    """Read and parse one YAML file (spec or catalogue); every problem is a located SpecError."""
+    import stat
+
+    def fail(line: int, col: int, message: str) -> SpecError:
+        return SpecError([Diagnostic(file, line, col, "", message)])
+
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise fail(0, 0, f"broken symbolic link (to {os.readlink(path)}, which does not exist)") from None
+        raise fail(0, 0, "no such file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise fail(0, 0, "symbolic link loop") from None
+        raise fail(0, 0, f"cannot read file: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise fail(0, 0, "is a folder, not a YAML file")
+    if not stat.S_ISREG(st.st_mode):
+        raise fail(0, 0, "not a regular file")
+    if st.st_size > MAX_BYTES:
+        raise fail(0, 0, f"file too large ({st.st_size} bytes; at most {MAX_BYTES})")
     try:
         raw = path.read_bytes()
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError([Diagnostic(file, 1, 1, "", f"file is not valid UTF-8 ({exc.reason})")]) from None
     except OSError as exc:
-        raise SpecError([Diagnostic(file, 0, 0, "", f"cannot read file: {exc.strerror}")]) from None
+        raise fail(0, 0, f"cannot read file: {exc.strerror}") from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise fail(1, 1, "the file starts with a byte-order mark (U+FEFF); save it as UTF-8 without BOM")
     try:
-        located = load_yaml_cached(raw)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise fail(line, col, f"file is not valid UTF-8 ({exc.reason})") from None
+    try:
+        located = load_yaml(text)
     except YamlSyntaxError as exc:
-        raise SpecError([Diagnostic(file, exc.line, exc.col, "", exc.message)]) from None
+        raise fail(exc.line, exc.col, exc.message) from None
     if not isinstance(located.data, dict):
-        raise SpecError([Diagnostic(file, 1, 1, "", "the document must be a mapping of keys to values")])
+        raise fail(1, 1, "the document must be a mapping of keys to values")
     return located
+
+
+def _outside(path: Path, root: Path) -> str | None:
+    """The target of ``path`` when a symbolic link (the file or a folder on the way from ``root``)
+    leads out of ``root``; None otherwise."""
+    apath, aroot = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    if not (apath.is_symlink() or any(p.is_symlink() for p in apath.parents if aroot in p.parents)):
+        return None
+    try:
+        target, real_root = apath.resolve(strict=True), aroot.resolve()
+    except (OSError, RuntimeError):
+        return None  # a loop or a broken link: reading the file reports it
+    if target == real_root or real_root in target.parents:
+        return None
+    return str(target)
+
+
+def _contained(path: Path, root: Path) -> None:
+    """Refuse a spec or catalogue file that is a symbolic link to a file outside the specs folder."""
+    target = _outside(path, root)
+    if target is not None:
+        raise SpecError(
+            [
+                Diagnostic(
+                    display_path(path),
+                    0,
+                    0,
+                    "",
+                    f"symbolic link to a file outside the specs folder ({target}); copy the file into the folder",
+                )
+            ]
+        )
 
 
 def load_catalog(specs_dir: Path) -> Catalog:
@@ -239,13 +301,14 @@ def load_catalog(specs_dir: Path) -> Catalog:
     for key, (filename, model_cls) in CATALOG_FILES.items():
         path = specs_dir / "catalog" / filename
         file = display_path(path)
-        if not path.is_file():
+        if not path.exists() and not path.is_symlink():
             if key in OPTIONAL_CATALOG_FILES:
                 parts[key] = model_cls()
             else:
                 diags.append(Diagnostic(file, 0, 0, "", "catalogue file is missing"))
             continue
         try:
+            _contained(path, specs_dir)
             located = _read(path, file)
             parts[key] = model_cls.model_validate(located.data)
         except SpecError as exc:
@@ -304,17 +367,19 @@ def load_op(path: Path, catalog: Catalog) -> OpInfo:
     return info
 
 
-def spec_files(specs_dir: Path) -> list[Path]:
-    """Operator spec files: every ``*.yaml`` under ``specs_dir`` except the catalogue folder."""
-    return sorted(p for p in specs_dir.rglob("*.yaml") if "catalog" not in p.relative_to(specs_dir).parts)
-
-
 def load_project(specs_dir: Path, files: list[Path] | None = None) -> Project:
+    """Load the catalogue and every op spec of ``specs_dir`` (or only ``files``); SpecError lists
+    every problem of every file."""
     catalog = load_catalog(specs_dir)
     diags: list[Diagnostic] = []
     ops: list[OpInfo] = []
-    for path in files if files is not None else spec_files(specs_dir):
+    paths = files if files is not None else spec_files(specs_dir)
+    if not paths:
+        where = display_path(specs_dir)
+        raise SpecError([Diagnostic(where, 0, 0, "", "no operator specs (*.yaml outside catalog/) in this folder")])
+    for path in paths:
         try:
+            _contained(path, specs_dir)
             ops.append(load_op(path, catalog))
         except SpecError as exc:
             diags += exc.diagnostics
@@ -324,10 +389,15 @@ def load_project(specs_dir: Path, files: list[Path] | None = None) -> Project:
     return Project(specs_dir, catalog, sorted(ops, key=lambda o: o.spec.name))
 
 
+UNIQUE_ATTRS = ("name", "snake")
+
+
 def _check_unique_ops(ops: list[OpInfo]) -> list[Diagnostic]:
+    """Two specs may not share a name or a snake name (their outputs would collide); specs that
+    name one header are declared together in it."""
     diags, seen = [], {}
     for info in ops:
-        for attr in ("name", "snake"):
+        for attr in UNIQUE_ATTRS:
             value = getattr(info.spec, attr)
             if (attr, value) in seen:
                 line, col = info.located.locate((attr,))

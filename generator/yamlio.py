@@ -1,9 +1,28 @@
-"""YAML loading with source positions, using a strict YAML 1.2-style core schema.
+"""YAML loading with source positions, using a strict YAML 1.2-style core schema and hard bounds.
 
 PyYAML's default (YAML 1.1) resolver turns ``910_93`` into the integer 91093 and ``no`` into
 False; product tags and names must survive verbatim, so this loader only recognises
-``true``/``false``, ``null``/``~``, plain decimal integers and plain floats. Every mapping key and
-sequence item records where it came from so that model errors can name a line and column.
+``true``/``false``, ``null``/``~``/empty, plain decimal integers (``010`` is ten) and plain floats
+(``1.5``, ``1e3``, ``.inf``, ``.nan``); every other plain scalar is text.
+
+The document is built straight from libyaml's event stream (PyYAML's C parser), without PyYAML's
+node graph and constructors: that is most of the cost of loading a spec. Positions (where each
+mapping key and sequence item came from, so that model errors can name a line and column) are only
+needed to report an error, so :class:`Located` computes them on first use by reading the events
+again with their marks.
+
+Specs are untrusted input, so the builder refuses, with one located error and before doing any
+real work, what would exhaust the machine:
+
+* a file larger than ``MAX_BYTES``;
+* nesting deeper than ``MAX_DEPTH`` (flow or block; libyaml itself does not recurse);
+* aliases that expand the document beyond ``MAX_NODES`` nodes (an "alias bomb"), an alias to a
+  node that contains it (``x: &a [*a]``), an undefined alias or an anchor defined twice;
+* an integer with more than ``MAX_INT_DIGITS`` digits.
+
+Mapping keys must be scalars and are always text (``910: x`` has the key ``"910"``); a key may
+appear once per mapping. Explicit tags are limited to the core ones (``!!str``, ``!!int``,
+``!!float``, ``!!bool``, ``!!null``, ``!!seq``, ``!!map``).
 """
 
 from __future__ import annotations
@@ -15,31 +34,36 @@ import yaml
 Loc = tuple[int, int]  # (line, col), 1-based
 PathKey = tuple  # tuple of str | int
 
+MAX_BYTES = 8 * 2**20
+MAX_DEPTH = 64
+MAX_NODES = 500_000
+MAX_INT_DIGITS = 1000
 
-# libyaml's parser when available (about 20x faster); same resolver and constructor either way.
-_Base = getattr(yaml, "CSafeLoader", None) if yaml.__with_libyaml__ else None
+try:  # libyaml (PyYAML's wheels ship it); the pure-Python parser yields the same events, slower
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    _Parser = None
 
-
-class _StrictLoader(_Base or yaml.SafeLoader):  # type: ignore[misc, valid-type]
-    pass
-
-
-# Replace the implicit resolvers with a YAML 1.2 core subset.
-_StrictLoader.yaml_implicit_resolvers = {}
-_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|false)$"), list("tf"))
-_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|)$"), ["~", "n", ""])
-_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf)|\.(?:nan|NaN))$"),
-    list("-+0123456789."),
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_FLOAT = re.compile(
+    r"(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf)|\.(?:nan|NaN))\Z"
 )
+_SPECIAL = {"true": True, "false": False, "null": None, "~": None, "": None}
+_NUMERIC_START = frozenset("-+0123456789.")
+_CORE = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {_CORE + name for name in ("str", "int", "float", "bool", "null")}
+
+
+class YamlSyntaxError(Exception):
+    def __init__(self, message: str, line: int, col: int):
+        super().__init__(message)
+        self.message, self.line, self.col = message, line, col
 
 
 class Located:
     """Parsed YAML data plus a map from field path to its source position.
 
-    Positions are only needed to report errors, so a cached parse loads them on first use.
+    ``positions`` is computed on first use (by ``load_positions``) when not given.
     """
 
     def __init__(self, data: object, positions: dict[PathKey, Loc] | None = None, load_positions=None):
@@ -51,6 +75,7 @@ class Located:
     def positions(self) -> dict[PathKey, Loc]:
         if self._positions is None:
             self._positions = self._load_positions() if self._load_positions else {}
+            self._load_positions = None
         return self._positions
 
     def locate(self, path: PathKey) -> Loc:
@@ -64,108 +89,213 @@ class Located:
         return positions.get((), (1, 1))
 
 
-class YamlSyntaxError(Exception):
-    def __init__(self, message: str, line: int, col: int):
-        super().__init__(message)
-        self.message, self.line, self.col = message, line, col
+def _at(mark) -> Loc:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
-def _convert(node, path: PathKey, positions: dict, constructor) -> object:
-    positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        result: dict = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise YamlSyntaxError("mapping keys must be plain scalars", *_loc(key_node))
-            key = constructor.construct_object(key_node)
-            if not isinstance(key, str):
-                key = key_node.value  # keep numeric-looking keys (e.g. product tag 910) as text
-            if key in result:
-                raise YamlSyntaxError(f"duplicate key {key!r}", *_loc(key_node))
-            result[key] = _convert(value_node, path + (key,), positions, constructor)
-            positions[path + (key,)] = _loc(key_node)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_convert(item, path + (i,), positions, constructor) for i, item in enumerate(node.value)]
-    return constructor.construct_object(node)
+def _error(message: str, mark) -> YamlSyntaxError:
+    return YamlSyntaxError(message, *_at(mark))
 
 
-def _loc(node) -> Loc:
-    return node.start_mark.line + 1, node.start_mark.column + 1
+def _plain(value: str, mark):
+    """The value of an untagged plain scalar under the strict core schema."""
+    if value in _SPECIAL:
+        return _SPECIAL[value]
+    if value[0] in _NUMERIC_START:
+        if _INT.match(value):
+            digits = len(value) - (value[0] in "+-")
+            if digits > MAX_INT_DIGITS:
+                raise _error(f"integer with {digits} digits (at most {MAX_INT_DIGITS})", mark)
+            return int(value, 10)
+        if _FLOAT.match(value):
+            lowered = value.lower()
+            if lowered.endswith(".inf"):
+                return float("-inf") if value[0] == "-" else float("inf")
+            if lowered == ".nan":
+                return float("nan")
+            return float(value)
+    return value
 
 
-_CACHE_VERSION = b"opgen-yaml-2"
+def _tag_name(tag: str) -> str:
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
 
 
-def _cache_dir():
-    import os
-    from pathlib import Path
+def _tagged(tag: str, value: str, mark):
+    """A scalar with an explicit core tag (``!!str 5``, ``!!int "5"``)."""
+    if tag == _CORE + "str":
+        return value
+    if tag not in _SCALAR_TAGS:
+        raise _error(f"unsupported tag '{_tag_name(tag)}'", mark)
+    resolved = _plain(value, mark) if value else None
+    kind = tag[len(_CORE) :]
+    expected = {"int": int, "float": (float, int), "bool": bool, "null": type(None)}[kind]
+    if isinstance(resolved, bool) and kind != "bool" or not isinstance(resolved, expected):
+        raise _error(f"{value!r} is not a valid !!{kind}", mark)
+    return float(resolved) if kind == "float" else resolved
 
-    if os.environ.get("OPGEN_NO_CACHE"):
-        return None
-    root = os.environ.get("OPGEN_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "aclnn-opgen"
-    )
-    return Path(root) / "yaml"
+
+def _events(text: str):
+    """libyaml's events for ``text`` (``get_event`` callable and a cleanup callable)."""
+    if _Parser is not None:
+        parser = _Parser(text)
+        return parser.get_event, parser.dispose
+    loader = yaml.SafeLoader(text)  # pragma: no cover - pure-Python PyYAML
+    return loader.get_event, loader.dispose
 
 
-def load_yaml_cached(data: bytes) -> Located:
-    """``load_yaml`` with a content-addressed cache of the parse (YAML parsing dominates the load
-    time of large specs). Set OPGEN_NO_CACHE=1 to bypass it, OPGEN_CACHE_DIR to move it."""
-    import hashlib
-    import json
-
-    folder = _cache_dir()
-    text = data.decode("utf-8")
-    if folder is None:
-        return load_yaml(text)
-    key = hashlib.sha256(_CACHE_VERSION + data).hexdigest()
-    data_path, pos_path = folder / f"{key}.json", folder / f"{key}.pos.json"
-
-    def positions() -> dict:
-        try:
-            return {tuple(p): (line, col) for p, line, col in json.loads(pos_path.read_text(encoding="utf-8"))}
-        except (OSError, ValueError, TypeError):
-            return load_yaml(text).positions
-
+def _build(text: str, with_positions: bool):
+    """Build the document from the event stream: (data, positions or None)."""
+    if len(text) > MAX_BYTES:
+        raise YamlSyntaxError(f"file too large ({len(text)} characters; at most {MAX_BYTES})", 1, 1)
+    get, dispose = _events(text)
+    positions: dict | None = {} if with_positions else None
     try:
-        return Located(json.loads(data_path.read_text(encoding="utf-8")), load_positions=positions)
-    except (OSError, ValueError):
-        pass
-    located = load_yaml(text)
-    try:
-        from generator.writer import write_if_changed
-
-        table = [[list(p), line, col] for p, (line, col) in located.positions.items()]
-        write_if_changed(pos_path, json.dumps(table, ensure_ascii=False))
-        write_if_changed(data_path, json.dumps(located.data, ensure_ascii=False))
-    except (OSError, TypeError, ValueError):
-        pass  # an unwritable cache only costs time
-    return located
-
-
-def load_yaml(text: str) -> Located:
-    """Parse one YAML document; raise YamlSyntaxError (with a position) on any syntax problem."""
-    loader = _StrictLoader(text)
-    try:
-        node = loader.get_single_node()
+        return _walk(get, positions), positions
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise YamlSyntaxError(f"YAML syntax error: {exc.problem or exc.context}", line, col) from None
+        raise _error(f"YAML syntax error: {exc.problem or exc.context}", mark) from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(f"YAML error: {exc}", 1, 1) from None
     finally:
-        loader.dispose()
-    if node is None:
-        return Located({}, {(): (1, 1)})
-    positions: dict = {}
-    try:
-        data = _convert(node, (), positions, loader)
-    except yaml.constructor.ConstructorError as exc:
-        mark = exc.problem_mark
-        raise YamlSyntaxError(f"YAML error: {exc.problem}", mark.line + 1, mark.column + 1) from None
-    return Located(data, positions)
+        dispose()
+
+
+_MAP, _SEQ = 0, 1
+
+
+def _walk(get, positions: dict | None):
+    ScalarEvent, MappingStartEvent, SequenceStartEvent = (
+        yaml.ScalarEvent,
+        yaml.MappingStartEvent,
+        yaml.SequenceStartEvent,
+    )
+    MappingEndEvent, SequenceEndEvent, AliasEvent = yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.AliasEvent
+    DocumentStartEvent, StreamEndEvent = yaml.DocumentStartEvent, yaml.StreamEndEvent
+
+    get()  # StreamStartEvent
+    event = get()
+    if type(event) is StreamEndEvent:
+        if positions is not None:
+            positions[()] = (1, 1)
+        return {}
+    # A frame per open collection: [container, kind, pending key (None: expecting a key),
+    # path, anchor, node count at its start, key mark].
+    stack: list[list] = []
+    anchors: dict[str, tuple | None] = {}
+    count = 0
+    root = frame = None
+    event = get()  # the first node event after DocumentStartEvent
+    while True:
+        kind = type(event)
+        if kind is MappingEndEvent or kind is SequenceEndEvent:
+            done = stack.pop()
+            if done[4] is not None:
+                anchors[done[4]] = (done[0], count - done[5] + 1)
+            if not stack:
+                break
+            event = get()
+            continue
+        top = stack[-1] if stack else None
+        if top is not None and top[1] == _MAP and top[2] is None:
+            # A mapping key: a scalar, kept as text.
+            if kind is not ScalarEvent:
+                if kind is AliasEvent:
+                    raise _error("mapping keys must be plain scalars (found an alias)", event.start_mark)
+                raise _error("mapping keys must be plain scalars", event.start_mark)
+            key = event.value
+            if key in top[0]:
+                raise _error(f"duplicate key {key!r}", event.start_mark)
+            if event.anchor is not None:
+                raise _error("anchors on mapping keys are not supported", event.start_mark)
+            top[2] = key
+            if positions is not None:
+                top[6] = event.start_mark
+            event = get()
+            continue
+        # A node: the value of the pending key, a sequence item, or the root.
+        if positions is not None:
+            if top is None:
+                path = ()
+            elif top[1] == _MAP:
+                path = top[3] + (top[2],)
+            else:
+                path = top[3] + (len(top[0]),)
+            positions[path] = _at(event.start_mark)
+        else:
+            path = None
+        if kind is ScalarEvent:
+            count += 1
+            tag = event.tag
+            if tag is None or tag == "!":
+                value = _plain(event.value, event.start_mark) if event.implicit[0] and tag is None else event.value
+            else:
+                value = _tagged(tag, event.value, event.start_mark)
+            if event.anchor is not None:
+                _define(anchors, event.anchor, event.start_mark)
+                anchors[event.anchor] = (value, 1)
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            count += 1
+            tag = event.tag
+            if tag is not None and tag != "!" and tag != _CORE + ("map" if kind is MappingStartEvent else "seq"):
+                raise _error(f"unsupported tag '{_tag_name(tag)}'", event.start_mark)
+            if len(stack) >= MAX_DEPTH:
+                raise _error(f"nesting deeper than {MAX_DEPTH} levels", event.start_mark)
+            if event.anchor is not None:
+                _define(anchors, event.anchor, event.start_mark)
+                anchors[event.anchor] = None  # being built: an alias to it now would be recursive
+            value = {} if kind is MappingStartEvent else []
+            frame = [value, _MAP if kind is MappingStartEvent else _SEQ, None, path, event.anchor, count, None]
+        elif kind is AliasEvent:
+            name = event.anchor
+            if name not in anchors:
+                raise _error(f"found undefined alias {name!r}", event.start_mark)
+            target = anchors[name]
+            if target is None:
+                raise _error(f"alias {name!r} refers to a node that contains it (recursive alias)", event.start_mark)
+            value, size = target
+            count += size
+        else:  # pragma: no cover - libyaml yields only the events above inside a document
+            raise _error(f"unexpected YAML event {kind.__name__}", event.start_mark)
+        if count > MAX_NODES:
+            raise _error(f"the document expands to more than {MAX_NODES} nodes", event.start_mark)
+        if top is None:
+            root = value
+        elif top[1] == _MAP:
+            top[0][top[2]] = value
+            if positions is not None:
+                positions[path] = _at(top[6])  # a mapping entry is located at its key
+            top[2] = None
+        else:
+            top[0].append(value)
+        if frame is not None:
+            stack.append(frame)
+            frame = None
+        elif top is None:
+            break  # a scalar or alias document
+        event = get()
+    event = get()  # DocumentEndEvent
+    event = get()
+    if type(event) is DocumentStartEvent:
+        raise _error("expected a single document in the stream, but found another document", event.start_mark)
+    return root
+
+
+def _define(anchors: dict, name: str, mark) -> None:
+    if name in anchors:
+        raise _error(f"anchor {name!r} is defined twice", mark)
+
+
+def load_yaml(text: str, *, positions: bool = False) -> Located:
+    """Parse one YAML document; raise YamlSyntaxError (with a position) on any problem.
+
+    Positions are computed now with ``positions=True``, else on first use.
+    """
+    if positions:
+        data, table = _build(text, True)
+        return Located(data, table)
+    data, _ = _build(text, False)
+    return Located(data, load_positions=lambda: _build(text, True)[1])
 
 
 class _Dumper(yaml.SafeDumper):

@@ -1,4 +1,5 @@
-"""`opgen generate`: deterministic, atomic, write-if-changed, stale-file removal, and --check."""
+"""`opgen generate`: deterministic, byte-identical to the committed tree, write-if-changed,
+incremental, stale-file removal, and --check."""
 
 from __future__ import annotations
 
@@ -6,10 +7,20 @@ import shutil
 from pathlib import Path
 
 from generator.cli import main
-from generator.generate import render_all
+from generator.generate import RECORD, render_all
 from generator.loader import load_project
 
 REPO = Path(__file__).resolve().parents[1]
+GENERATED = REPO / "generated"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` except generate's local state (relative path -> bytes)."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and not p.name.startswith(".opgen-") or p.name == RECORD
+    }
 
 
 def test_committed_generated_tree_is_up_to_date(capsys):
@@ -21,29 +32,46 @@ def test_render_is_deterministic():
     assert render_all(project) == render_all(load_project(REPO / "specs"))
 
 
+def test_generate_is_byte_identical_to_the_committed_tree_and_to_render_all(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["generate", "--out", str(out)]) == 0
+    written = tree(out)
+    committed = {
+        rel: data for rel, data in tree(GENERATED).items() if "__pycache__" not in rel and ".egg-info" not in rel
+    }
+    assert written == committed
+    rendered = render_all(load_project(REPO / "specs"))
+    assert {rel: data.decode() for rel, data in written.items() if rel != RECORD} == rendered
+
+
 def test_generate_check_and_rewrite_cycle(tmp_path, capsys):
     specs = tmp_path / "specs"
     shutil.copytree(REPO / "specs", specs)
     out = tmp_path / "out"
     assert main(["generate", "--specs", str(specs), "--out", str(out)]) == 0
     assert main(["generate", "--check", "--specs", str(specs), "--out", str(out)]) == 0
-    # no-op rerun writes nothing
-    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    # no-op rerun writes no output
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and not p.name.startswith(".opgen-")}
     capsys.readouterr()
     assert main(["generate", "--specs", str(specs), "--out", str(out)]) == 0
-    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == stamps
-    # a hand edit is stale; an extra file is reported; a removed spec's files are removed
+    assert "up to date" in capsys.readouterr().out
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    # a hand edit is stale; a file generate did not write is foreign
     target = out / "aclnn" / "ops" / "elu_backward.py"
     target.write_text(target.read_text() + "# edited\n")
     (out / "aclnn" / "ops" / "leftover.py").write_text("x = 1\n")
     capsys.readouterr()
     assert main(["generate", "--check", "--specs", str(specs), "--out", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "stale:" in err and "elu_backward.py" in err and "extra:" in err and "leftover.py" in err
+    assert "stale:" in err and "elu_backward.py" in err and "foreign:" in err and "leftover.py" in err
+    # generate restores the edited file, removes a removed spec's files, leaves the foreign one alone
     (specs / "elu_backward.yaml").unlink()
     assert main(["generate", "--specs", str(specs), "--out", str(out)]) == 0
     assert not (out / "aclnn" / "ops" / "elu_backward.py").exists()
-    assert not (out / "aclnn" / "ops" / "leftover.py").exists()
+    assert not (out / "docs" / "zh" / "aclnnEluBackward.md").exists()
+    assert (out / "aclnn" / "ops" / "leftover.py").read_text() == "x = 1\n"
+    assert "elu_backward" not in (out / RECORD).read_text()
+    (out / "aclnn" / "ops" / "leftover.py").unlink()
     assert main(["generate", "--check", "--specs", str(specs), "--out", str(out)]) == 0
 
 

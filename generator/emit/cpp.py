@@ -31,6 +31,7 @@ import math
 from types import SimpleNamespace
 
 from generator import expr as ex
+from generator.diagnostics import SpecError
 from generator.emit import cpp_checks
 from generator.escape.cpp import comment, comment_lines, identifiers, string_literal
 from generator.loader import Catalog, OpInfo, Project, expr_type
@@ -267,44 +268,101 @@ def files(project: Project, env) -> dict[str, str]:
     _install_filters(env)
     catalog = project.catalog
     out: dict[str, str] = {}
-    names = {info.spec.name: cpp_names(info.spec) for info in project.ops}
-    header = env.get_template("cpp/header.h.j2")
-    for path, context in header_contexts(project, names).items():
-        out[path] = header.render(**context)
-    out["aclnnop/aclnn_util.h"] = env.get_template("cpp/aclnn_util.h.j2").render()
-    unit = env.get_template("cpp/hostrt_op.cpp.j2")
-    sample = env.get_template("cpp/sample.cpp.j2")
-    index = []
+    index: list[dict] = []
+    headers: list[dict] = []
     errors = []
     for info in project.ops:
-        out[f"hostrt/{info.spec.snake}.cpp"] = unit.render(
-            **cpp_checks.unit_context(info, catalog, names[info.spec.name])
-        )
         try:
-            samples = _samples(info, catalog, names[info.spec.name], env)
-        except SampleError as exc:
-            errors += _located(info, exc).diagnostics
+            own, entries = op_files(info, catalog, env)
+        except SpecError as exc:
+            errors += exc.diagnostics
             continue
-        for entry, contexts in samples.items():
-            for lang, context in contexts.items():
-                path = f"samples/{lang}/{entry.file}"
-                out[path] = sample.render(**context)
-                index.append(
-                    {
-                        "path": path,
-                        "op": info.spec.name,
-                        "lang": lang,
-                        "products": list(entry.products),
-                        "run_product": entry.run_product,
-                    }
-                )
+        out.update(own)
+        index += entries
+        headers.append(header_row(info, catalog))
     if errors:
-        from generator.diagnostics import SpecError
-
         raise SpecError(errors)
-    out["samples/index.json"] = json.dumps({"samples": index}, ensure_ascii=False, indent=1) + "\n"
-    out["include/opgen/catalog.h"] = env.get_template("cpp/opgen_catalog.h.j2").render(**catalog_context(catalog))
+    out.update(aggregate_files(env, catalog, headers, index))
     return out
+
+
+def op_files(
+    info: OpInfo, catalog: Catalog, env, names: dict[str, str] | None = None, view=None
+) -> tuple[dict[str, str], list[dict]]:
+    """One op's own files (its host-runtime unit and its samples) and its entries of the sample index.
+
+    Raises a located :class:`SpecError` when the example cannot become a sample."""
+    _install_filters(env)
+    spec = info.spec
+    names = cpp_names(spec) if names is None else names
+    out = {
+        f"hostrt/{spec.snake}.cpp": env.get_template("cpp/hostrt_op.cpp.j2").render(
+            **cpp_checks.unit_context(info, catalog, names, view)
+        )
+    }
+    try:
+        samples = _samples(info, catalog, names, env)
+    except SampleError as exc:
+        raise _located(info, exc) from None
+    sample = env.get_template("cpp/sample.cpp.j2")
+    index = []
+    for entry, contexts in samples.items():
+        for lang, context in contexts.items():
+            path = f"samples/{lang}/{entry.file}"
+            out[path] = sample.render(**context)
+            index.append(
+                {
+                    "path": path,
+                    "op": spec.name,
+                    "lang": lang,
+                    "products": list(entry.products),
+                    "run_product": entry.run_product,
+                }
+            )
+    return out, index
+
+
+def header_row(info: OpInfo, catalog: Catalog, names: dict[str, str] | None = None) -> dict:
+    """What the header that declares the op needs from it (plain JSON data)."""
+    spec = info.spec
+    names = cpp_names(spec) if names is None else names
+    return {
+        "file": spec.header,
+        "name": spec.name,
+        "source": f"specs/{info.path.name}",
+        "api": _api_context(info, catalog, names),
+    }
+
+
+def aggregate_files(env, catalog: Catalog, headers: list[dict], index: list[dict]) -> dict[str, str]:
+    """The C/C++ files that are not one op's: the headers (from the ops' ``header_row``\\ s), the
+    sample index (from their entries, in op order), ``aclnn_util.h`` and the catalogue header."""
+    _install_filters(env)
+    out = header_files(env, catalog, headers)
+    out.update(catalog_files(env, catalog))
+    out["samples/index.json"] = sample_index_text(index)
+    return out
+
+
+def header_files(env, catalog: Catalog, headers: list[dict]) -> dict[str, str]:
+    """``aclnnop/<file>.h`` for every file named by the ``header_row``\\ s."""
+    _install_filters(env)
+    header = env.get_template("cpp/header.h.j2")
+    return {path: header.render(**context) for path, context in header_contexts(catalog, headers).items()}
+
+
+def catalog_files(env, catalog: Catalog) -> dict[str, str]:
+    """The files made from the catalogue alone: ``aclnnop/aclnn_util.h``, ``include/opgen/catalog.h``."""
+    _install_filters(env)
+    return {
+        "aclnnop/aclnn_util.h": env.get_template("cpp/aclnn_util.h.j2").render(),
+        "include/opgen/catalog.h": env.get_template("cpp/opgen_catalog.h.j2").render(**catalog_context(catalog)),
+    }
+
+
+def sample_index_text(index: list[dict]) -> str:
+    """``samples/index.json`` from the ops' sample entries (in op order)."""
+    return json.dumps({"samples": index}, ensure_ascii=False, indent=1) + "\n"
 
 
 def sample_index(rendered: dict[str, str]) -> list[dict]:
@@ -431,26 +489,24 @@ def _api_context(info: OpInfo, catalog: Catalog, names: dict[str, str]) -> dict:
     }
 
 
-def header_contexts(project: Project, names: dict[str, dict[str, str]]) -> dict[str, dict]:
-    """One context per header file: the specs that name it, in the catalogue's declaration order."""
-    by_file: dict[str, list[OpInfo]] = {}
-    for info in project.ops:
-        by_file.setdefault(info.spec.header, []).append(info)
-    entries = {entry.file: entry for entry in project.catalog.headers.headers}
+def header_contexts(catalog: Catalog, headers: list[dict]) -> dict[str, dict]:
+    """One context per header file: the ``header_row``\\ s that name it, in the catalogue's declaration order."""
+    by_file: dict[str, list[dict]] = {}
+    for row in headers:
+        by_file.setdefault(row["file"], []).append(row)
+    entries = {entry.file: entry for entry in catalog.headers.headers}
     out = {}
-    for file, infos in sorted(by_file.items()):
+    for file, rows in sorted(by_file.items()):
         entry = entries.get(file)
         order = list(entry.apis) if entry else []
-        infos = sorted(
-            infos, key=lambda i: (order.index(i.spec.name) if i.spec.name in order else len(order), i.spec.name)
-        )
-        specced = {i.spec.name for i in infos}
+        rows = sorted(rows, key=lambda r: (order.index(r["name"]) if r["name"] in order else len(order), r["name"]))
+        specced = {r["name"] for r in rows}
         stem = file.rsplit("/", 1)[-1].removesuffix(".h")
         out[file] = {
-            "sources": ", ".join(f"specs/{i.path.name}" for i in infos),
+            "sources": ", ".join(r["source"] for r in rows),
             "guard": entry.guard if entry else f"OP_API_INC_LEVEL2_{stem.upper()}_H_",
             "system_includes": list(entry.system_includes) if entry else [],
-            "apis": [_api_context(i, project.catalog, names[i.spec.name]) for i in infos],
+            "apis": [r["api"] for r in rows],
             "unspecified": [api for api in order if api not in specced],
         }
     return out
@@ -992,7 +1048,7 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
         "name": spec.name,
         "header": spec.header,
         "lang": lang,
-        "C": {key: _lines(text, WIDTH - 7) for key, text in words.items()},
+        "C": _phrase_lines(lang),
         "T": words,
         "title": _lines(
             words["title"].format(name=spec.name) + ("" if lang == "zh" else " ") + _pick(spec.summary, lang), WIDTH - 3
@@ -1025,6 +1081,16 @@ def _sample_context(info: OpInfo, catalog: Catalog, names: dict[str, str], entry
         "phase1": _call_lines(f"CHECK_ACL({spec.name}GetWorkspaceSize", args, ");", WIDTH - 4),
         "outputs": [i for i in items if i["kind"] == "tensor" and i["role"] == "output"],
     }
+
+
+_PHRASE_LINES: dict[str, dict[str, list[str]]] = {}
+
+
+def _phrase_lines(lang: str) -> dict[str, list[str]]:
+    """Every phrase of ``lang`` as comment lines (the same for every sample: computed once)."""
+    if lang not in _PHRASE_LINES:
+        _PHRASE_LINES[lang] = {key: _lines(text, WIDTH - 7) for key, text in PHRASES[lang].items()}
+    return _PHRASE_LINES[lang]
 
 
 def _include_order(name: str) -> tuple:

@@ -13,7 +13,8 @@ Spec strings only reach the C++ source as escaped string literals or comments.
 from __future__ import annotations
 
 from generator import expr as ex
-from generator.emit.python import check_text, rule_doc
+from generator.emit.python import check_text
+from generator.emit.view import OpView
 from generator.escape.cpp import comment_lines, string_literal
 from generator.loader import Catalog, OpInfo
 from generator.model import Check, Param
@@ -114,7 +115,8 @@ class _Unit:
             guards.append(f"opgen::ProductIn(product, {_list(check.products)})")
         if check.when:
             when = self.info.exprs[("checks", index, "when")]
-            used = [p.name for p in spec.params if p.name in ex.names_used(when)]
+            found = ex.names_used(when)
+            used = [p.name for p in spec.params if p.name in found]
             guards += [f"{names[n]} != nullptr" for n in used if _is_pointer(spec.param(n))]
             guards.append(f"({self.c(when)})")
         depth = 0
@@ -149,7 +151,8 @@ class _Unit:
                 out.add(depth, "}")
         elif kind == "expr":
             node = self.info.exprs[("checks", index, "expr")]
-            used = [p.name for p in spec.params if p.name in ex.names_used(node)]
+            found = ex.names_used(node)
+            used = [p.name for p in spec.params if p.name in found]
             nulls = [f"{names[n]} != nullptr" for n in used if _is_pointer(spec.param(n))]
             out.add(depth, f"if ({' && '.join([*nulls, f'!({self.c(node)})'])}) {{")
             out.add(depth + 1, self.fail(entry, self.seen([(n, names[n]) for n in used])))
@@ -165,9 +168,10 @@ class _Unit:
         return out.lines
 
 
-def unit_context(info: OpInfo, catalog: Catalog, names: dict[str, str]) -> dict:
-    """What ``templates/cpp/hostrt_op.cpp.j2`` needs for one op."""
+def unit_context(info: OpInfo, catalog: Catalog, names: dict[str, str], view: OpView | None = None) -> dict:
+    """What ``templates/cpp/hostrt_op.cpp.j2`` needs for one op (``view``: the op's shared texts)."""
     spec = info.spec
+    view = view if view is not None else OpView(info)
     unit = _Unit(info, catalog, names)
     implicit = not any(c.kind == "product_supported" for c in spec.checks)
     implicit_at = next((i for i, c in enumerate(spec.checks) if c.kind != "not_null"), len(spec.checks))
@@ -179,7 +183,7 @@ def unit_context(info: OpInfo, catalog: Catalog, names: dict[str, str]) -> dict:
                                    f"product in [{', '.join(spec.products)}]"))  # fmt: skip
         code, code_name = catalog.status(c.code)
         entry = f"kChecks[{len(infos)}]"
-        infos.append(_info_row(c.id, code, code_name, check_text(c), rule_doc(info, i, c)))
+        infos.append(_info_row(c.id, code, code_name, check_text(c), view.rule_doc(i, c)))
         checks.append(
             {
                 "comment": comment_lines(f"{c.id} ({code}): {check_text(c)}", 100, ""),

@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator.emit.python import rule_doc
+from generator.emit.view import OpView
 from generator.escape import markdown as esc
-from generator.loader import OpInfo, Project
+from generator.loader import Catalog, OpInfo, Project
 from generator.model import Check, Constraint, OpSpec, Param, Text
 
 LANGS = ("zh", "en")
@@ -307,23 +307,38 @@ def _squash(text: str) -> str:
 _ACLNN_NAME = re.compile(r"(?<![A-Za-z0-9])aclnn[A-Z][A-Za-z0-9]*(?![A-Za-z0-9])")
 
 
-class Linker:
-    """Links the first occurrence of known terms and operator names inside already-escaped text."""
+_TOKEN = re.compile(r"aclnn[A-Za-z0-9]*")  # every place an operator name could start (a superset)
 
-    def __init__(self, project: Project, spec: OpSpec, lang: str, prefix: str, ext: str):
-        self.lang = lang
-        self.targets: dict[str, str] = dict(GLOSSARY[lang])
-        ops = {info.spec.name for info in project.ops}
+
+class Linker:
+    """Links the first occurrence of known terms and operator names inside already-escaped text.
+
+    ``names`` are the operators of the project (their pages are linked); an operator name of the
+    spec's ``sources.links`` that is not one of them links upstream. Only the names the text
+    contains can be linked: every ``aclnn...`` token seen is added to ``mentions`` (when given), so
+    the pages of an op depend on the set of operator names only through ``mentions & names``.
+    """
+
+    def __init__(self, names, spec: OpSpec, lang: str, prefix: str, ext: str, mentions: set[str] | None = None):
+        self.lang, self.spec, self.prefix, self.ext = lang, spec, prefix, ext
+        self.names = names
+        self.mentions = mentions
+        self.glossary: dict[str, str] = dict(GLOSSARY[lang])
+
+    def __call__(self, escaped: str, html: bool, extra: dict[str, str] | None = None) -> str:
+        spec = self.spec
+        tokens = set(_TOKEN.findall(escaped))
+        if self.mentions is not None:
+            self.mentions.update(tokens)
+        ops = {t for t in tokens if t in self.names}  # the only operator pages that could be linked here
+        targets = dict(self.glossary)
         for name in sorted(ops | set(spec.sources.links)):
             if name == spec.name:
                 continue
             if name in ops:
-                self.targets[name] = f"{prefix}{name}{ext}"
+                targets[name] = f"{self.prefix}{name}{self.ext}"
             else:
-                self.targets[name] = UPSTREAM + spec.sources.links[name]
-
-    def __call__(self, escaped: str, html: bool, extra: dict[str, str] | None = None) -> str:
-        targets = dict(self.targets)
+                targets[name] = UPSTREAM + spec.sources.links[name]
         targets.update(extra or {})
         if not targets:
             return escaped
@@ -384,13 +399,15 @@ class _Row:
 
 
 class _Page:
-    def __init__(self, project: Project, info: OpInfo, lang: str, samples: list[dict], flavour: str = "md"):
-        self.project, self.info, self.spec, self.catalog, self.lang = project, info, info.spec, project.catalog, lang
+    def __init__(self, info: OpInfo, catalog: Catalog, names, lang: str, samples: list[dict] | None,
+                 flavour: str = "md", mentions: set[str] | None = None, view: OpView | None = None):  # fmt: skip
+        self.info, self.spec, self.catalog, self.lang = info, info.spec, catalog, lang
+        self.view = view if view is not None else OpView(info)
         self.L = LABELS[lang]
         self.samples = samples  # generator.emit.cpp.op_samples: one per product data layout
         self.flavour = flavour
         self.ext = ".html" if flavour == "site" else ".md"
-        self.link = Linker(project, self.spec, lang, "", self.ext)
+        self.link = Linker(names, self.spec, lang, "", self.ext, mentions)
         self._npu_id = 0
 
     # -- shared bits
@@ -460,9 +477,7 @@ class _Page:
             return []
         lines = [line.strip() for line in self.spec.formula.strip().splitlines() if line.strip()]
         if self.flavour == "site":
-            from generator.emit.site import mathml
-
-            return [mathml(line) for line in lines]
+            return [self.view.mathml(line) for line in lines]
         return [esc.formula_md(line) for line in lines]
 
     def prototypes(self) -> tuple[list[str], list[str]]:
@@ -885,7 +900,7 @@ class _MaintainerPage(_Page):
                     "code": f"{code}<br>{esc.html_text(name)}",
                     "products": products,
                     "text": esc.html_text(pick(check.text, self.lang)),
-                    "rule": esc.code_html(rule_doc(self.info, index, check)),
+                    "rule": esc.code_html(self.view.rule_doc(index, check)),
                     "flags": "<br>".join(esc.html_text(f) for f in flags) or "-",
                     "remark": esc.html_text(pick(check.note, self.lang)) if check.note else "-",
                 }
@@ -961,23 +976,45 @@ class _MaintainerPage(_Page):
 # Index
 
 
-def _index_context(project: Project, ext: str = ".md") -> dict:
-    catalog = project.catalog
+def index_row(info: OpInfo, catalog: Catalog, env) -> dict:
+    """One op's entry of the index (plain data; the page paths are added per flavour), with its
+    row of the site's index as HTML (``site``): a table row renders alike alone and among others."""
+    spec = info.spec
+    row = {
+        "page": spec.name,
+        "name": esc.md_cell(spec.name),
+        "summary_zh": esc.md_cell(pick(spec.summary, "zh")),
+        "summary_en": esc.md_cell(pick(spec.summary, "en")),
+        "products": "<br>".join(esc.md_cell(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products),
+    }
+    row["site"] = _site_index_parts(env, [row])[1]
+    return row
+
+
+def _site_index_parts(env, rows: list[dict]) -> tuple[str, str, str]:
+    """The site's index page body as (before the table body, the table body rows, after it)."""
+    from generator.emit import site
+
+    html = site.to_html(index_page(env, rows, "site"))
+    head, _, rest = html.partition("<tbody>\n")
+    body, _, tail = rest.partition("</tbody>\n")
+    return head + "<tbody>\n", body, "</tbody>\n" + tail
+
+
+def _index_context(rows: list[dict], ext: str = ".md") -> dict:
     ops = []
-    for info in project.ops:
-        spec = info.spec
+    for row in rows:
+        page = row["page"]
         ops.append(
             {
-                "name": esc.md_cell(spec.name),
-                "zh": f"zh/{spec.name}{ext}",
-                "en": f"en/{spec.name}{ext}",
-                "maintainers_zh": f"zh/maintainers/{spec.name}{ext}",
-                "maintainers_en": f"en/maintainers/{spec.name}{ext}",
-                "summary_zh": esc.md_cell(pick(spec.summary, "zh")),
-                "summary_en": esc.md_cell(pick(spec.summary, "en")),
-                "products": "<br>".join(
-                    esc.md_cell(catalog.product(t).zh) for t in catalog.product_tags if t in spec.products
-                ),
+                "name": row["name"],
+                "zh": f"zh/{page}{ext}",
+                "en": f"en/{page}{ext}",
+                "maintainers_zh": f"zh/maintainers/{page}{ext}",
+                "maintainers_en": f"en/maintainers/{page}{ext}",
+                "summary_zh": row["summary_zh"],
+                "summary_en": row["summary_en"],
+                "products": row["products"],
             }
         )
     return {"ops": ops, "ext": ext, "matrix": f"support_matrix{ext}"}
@@ -1003,22 +1040,92 @@ def _without_stamp(sample: str) -> str:
     return "".join(lines)
 
 
-def pages(project: Project, env, samples: dict[str, str], flavour: str = "md") -> dict[str, str]:
-    """The Markdown pages (user, maintainers, index) in one flavour, by path under ``docs/``."""
-    from generator.emit import cpp
+def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]], flavour: str = "md",
+             mentions: set[str] | None = None, view: OpView | None = None) -> dict[str, str]:  # fmt: skip
+    """One op's user and maintainers' pages (Markdown) in one flavour, by path under ``docs/``.
 
-    ext = ".html" if flavour == "site" else ".md"
+    ``names``: the operator names of the project (pages link to the ones the text mentions);
+    ``samples``: language -> the op's samples (``cpp.op_samples``); ``mentions`` collects every
+    operator name the pages could link (see :class:`Linker`)."""
     op_template = env.get_template("docs/op.md.j2")
     maintainer_template = env.get_template("docs/maintainers.md.j2")
     out: dict[str, str] = {}
-    for info in project.ops:
-        for lang in LANGS:
-            page = _Page(project, info, lang, cpp.op_samples(samples, info.spec.name, lang), flavour)
-            out[f"{lang}/{info.spec.name}.md"] = op_template.render(**page.context())
-            maintainers = _MaintainerPage(project, info, lang, None, flavour)
-            out[f"{lang}/maintainers/{info.spec.name}.md"] = maintainer_template.render(**maintainers.context())
-    out["README.md"] = env.get_template("docs/index.md.j2").render(**_index_context(project, ext))
+    name = info.spec.name
+    view = view if view is not None else OpView(info)
+    for lang in LANGS:
+        page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions, view)
+        out[f"{lang}/{name}.md"] = op_template.render(**page.context())
+        maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions, view)
+        out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context())
     return out
+
+
+def op_files(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]],
+             mentions: set[str] | None = None, view: OpView | None = None) -> dict[str, str]:  # fmt: skip
+    """One op's docs files: its pages (``docs/<lang>/...``) and their site versions (``docs/site/``)."""
+    from generator.emit import site
+
+    view = view if view is not None else OpView(info)
+    pages = op_pages(info, catalog, names, env, samples, "md", mentions, view)
+    out = {f"docs/{rel}": text for rel, text in pages.items()}
+    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions, view).items():
+        target, html = site.page(env, rel, text)
+        out[f"docs/site/{target}"] = html
+    return out
+
+
+def index_page(env, rows: list[dict], flavour: str = "md") -> str:
+    """The index (``README.md``) in one flavour from the ops' ``index_row``\\ s, in op order."""
+    ext = ".html" if flavour == "site" else ".md"
+    return env.get_template("docs/index.md.j2").render(**_index_context(rows, ext))
+
+
+def aggregate_files(env, catalog: Catalog, index_rows: list[dict], matrix_views: list[dict]) -> dict[str, str]:
+    """The docs files that are not one op's: index, support matrix and site assets."""
+    out = index_files(env, index_rows)
+    out.update(matrix_files(env, catalog, matrix_views))
+    out.update(asset_files(env))
+    return out
+
+
+def index_files(env, rows: list[dict]) -> dict[str, str]:
+    """``docs/README.md`` and the site's index page from the ops' ``index_row``\\ s (in op order).
+
+    The site page is the Markdown index rendered to HTML; its table rows are the ops' own ``site``
+    rows (the same HTML: the Markdown renderer parses each table row on its own)."""
+    from generator.emit import site
+
+    if not rows:
+        target, html = site.page(env, "README.md", index_page(env, rows, "site"))
+        return {"docs/README.md": index_page(env, rows), f"docs/site/{target}": html}
+    head, _, tail = _site_index_parts(env, rows[:1])
+    body = head + "".join(row["site"] for row in rows) + tail
+    html = site.page_html(env, "README.md", body, title=site.markdown_title(index_page(env, rows[:1], "site")))
+    return {"docs/README.md": index_page(env, rows), f"docs/site/{html[0]}": html[1]}
+
+
+def matrix_files(env, catalog: Catalog, views: list[dict]) -> dict[str, str]:
+    """The support matrix (Markdown and site page) from the ops' ``matrix_view``\\ s (in op order)."""
+    from generator.emit import matrix, site
+
+    return {
+        "docs/support_matrix.md": matrix.markdown_from(catalog, [view["md"] for view in views]),
+        "docs/site/support_matrix.html": site.matrix_page(env, catalog, [view["site"] for view in views]),
+    }
+
+
+def matrix_view(env, catalog: Catalog, row: dict) -> dict:
+    """What the support matrix files need from one op, given its ``matrix.row``."""
+    from generator.emit import matrix
+
+    return {"md": matrix.md_view(catalog, row), "site": matrix.site_view(env, catalog, row)}
+
+
+def asset_files(env) -> dict[str, str]:
+    """The site's style sheet and script."""
+    from generator.emit import site
+
+    return {f"docs/site/{rel}": text for rel, text in site.asset_files(env).items()}
 
 
 def files(project: Project, env, cpp_files: dict[str, str] | None = None) -> dict[str, str]:
@@ -1026,13 +1133,17 @@ def files(project: Project, env, cpp_files: dict[str, str] | None = None) -> dic
 
     ``cpp_files`` is the C++ emitter's output when the caller already has it (saves rendering twice).
     """
-    from generator.emit import matrix, site
+    from generator.emit import cpp, matrix
 
     samples = _samples(project, env) if cpp_files is None else cpp_files
+    catalog = project.catalog
+    names = frozenset(info.spec.name for info in project.ops)
+    out: dict[str, str] = {}
+    for info in project.ops:
+        own = {lang: cpp.op_samples(samples, info.spec.name, lang) for lang in LANGS}
+        out.update(op_files(info, catalog, names, env, own))
     table = matrix.build(project, env)
-    out = {f"docs/{rel}": text for rel, text in pages(project, env, samples).items()}
-    out["docs/support_matrix.md"] = matrix.markdown(project, table)
-    site_pages = pages(project, env, samples, flavour="site")
-    for rel, text in site.build(project, env, site_pages, table).items():
-        out[f"docs/site/{rel}"] = text
+    index = [index_row(info, catalog, env) for info in project.ops]
+    views = [matrix_view(env, catalog, row) for row in matrix.rows(project, table)]
+    out.update(aggregate_files(env, catalog, index, views))
     return dict(sorted(out.items()))

@@ -14,21 +14,21 @@ import types
 from contextlib import contextmanager
 
 from generator.escape import markdown as esc
-from generator.loader import Project
+from generator.loader import Catalog, Project
 from generator.runtime import support
 
 Matrix = dict[str, support.Table]  # op name -> product -> tensor -> dtypes
 
 
 @contextmanager
-def _catalog_installed(project: Project):
-    """The project's catalogue installed in the runtime for the duration (the previous one restored)."""
+def catalog_installed(catalog: Catalog):
+    """The catalogue installed in the runtime for the duration (the previous one restored)."""
     from generator.emit import python as py
     from generator.runtime import rules, values
 
     saved = {k: v for k, v in vars(values._Tables).items() if not k.startswith("__")}
     saved_private = rules._PRIVATE
-    context = py.catalog_context(project)
+    context = py.catalog_context(Project(None, catalog, []))
     values.install_catalog(context["dtypes"], context["formats"], context["products"], context["status_codes"])
     try:
         yield
@@ -40,27 +40,65 @@ def _catalog_installed(project: Project):
         rules._PRIVATE = saved_private
 
 
-def validator_module(info, project: Project, env) -> types.ModuleType:
-    """The operator's validator module, rendered from ``templates/python/op.py.j2`` and loaded in memory."""
-    from generator.emit import python as py
+def validator_module(info, catalog: Catalog, env, source: str | None = None) -> types.ModuleType:
+    """The operator's validator module, rendered from ``templates/python/op.py.j2`` (or given as its
+    rendered ``source``) and loaded in memory."""
+    if source is None:
+        from generator.emit import python as py
 
-    source = env.get_template("python/op.py.j2").render(**py.op_context(info, project.catalog))
+        source = env.get_template("python/op.py.j2").render(**py.op_context(info, catalog))
     module = types.ModuleType(f"opgen_validator_{info.spec.snake}")
     exec(compile(source, f"<validator of {info.spec.name}>", "exec"), module.__dict__)  # noqa: S102 - our template's output
+    module.rt = _terse_runtime()
     return module
+
+
+def _terse_runtime() -> types.SimpleNamespace:
+    """The runtime as a validator of the matrix sees it: a failed check raises the same AclnnError
+    (code, name, check id) without its message, which nobody reads here. The witness search makes
+    thousands of calls per op, mostly failing; building the messages was a fifth of its time."""
+    from generator import runtime
+    from generator.runtime.errors import AclnnError
+
+    def fail(info, seen, detail=""):
+        return AclnnError(info.code, info.name, info.id, info.id)
+
+    return types.SimpleNamespace(**{**vars(runtime), "fail": fail})
+
+
+def op_table(info, catalog: Catalog, module: types.ModuleType) -> support.Table:
+    """Product tag (every catalogue product) -> tensor -> accepted dtypes of one op; the catalogue
+    must be installed (``catalog_installed``)."""
+    dtypes = [d.name for d in catalog.dtypes.dtypes]
+    table = support.support_table(info.spec, module, info.spec.products, dtypes)
+    return {tag: table.get(tag, {}) for tag in catalog.product_tags}
 
 
 def build(project: Project, env) -> Matrix:
     """Operator name -> product tag -> tensor parameter -> accepted dtypes (catalogue order)."""
-    products = project.catalog.product_tags
-    dtypes = [d.name for d in project.catalog.dtypes.dtypes]
     out: Matrix = {}
-    with _catalog_installed(project):
+    with catalog_installed(project.catalog):
         for info in project.ops:
-            module = validator_module(info, project, env)
-            table = support.support_table(info.spec, module, info.spec.products, dtypes)
-            out[info.spec.name] = {tag: table.get(tag, {}) for tag in products}
+            out[info.spec.name] = op_table(info, project.catalog, validator_module(info, project.catalog, env))
     return out
+
+
+def row(info, table: support.Table) -> dict:
+    """What the matrix views need from one op (plain JSON data): its table and its tensors."""
+    spec = info.spec
+    return {
+        "name": spec.name,
+        "main_input": support.main_input(spec),
+        "tensors": [[t, spec.param(t).role == "output"] for t in support.tensor_params(spec)],
+        "table": {tag: {t: list(d) for t, d in cells.items()} for tag, cells in table.items()},
+        "summary_zh": spec.summary.zh,
+        "summary_en": spec.summary.en or spec.summary.zh,
+    }
+
+
+def rows(project: Project, matrix: Matrix) -> list[dict]:
+    infos = {info.spec.name: info for info in project.ops}
+    return [row(infos[name], table) for name, table in matrix.items()]
 
 
 def main_input(project: Project, name: str) -> str:
@@ -69,13 +107,11 @@ def main_input(project: Project, name: str) -> str:
 
 def as_json(project: Project, matrix: Matrix) -> str:
     """``opgen matrix --format json``: {op: {"main_input": name, "products": {tag: {tensor: [dtypes]}}}}."""
-    data = {
-        name: {
-            "main_input": main_input(project, name),
-            "products": {tag: {t: list(d) for t, d in row.items()} for tag, row in table.items()},
-        }
-        for name, table in matrix.items()
-    }
+    return rows_json(rows(project, matrix))
+
+
+def rows_json(op_rows: list[dict]) -> str:
+    data = {r["name"]: {"main_input": r["main_input"], "products": r["table"]} for r in op_rows}
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -92,6 +128,31 @@ def _dtypes(dtypes) -> str:
 def markdown(project: Project, matrix: Matrix, ext: str = ".md") -> str:
     """``docs/support_matrix.md``: main input per op x product, then one table per op (every tensor)."""
     catalog = project.catalog
+    return markdown_from(catalog, [md_view(catalog, r, ext) for r in rows(project, matrix)], ext)
+
+
+def md_view(catalog: Catalog, r: dict, ext: str = ".md") -> dict:
+    """One op's lines of ``docs/support_matrix.md`` (from its ``row``): its line of the first table
+    and its own table."""
+    products = catalog.products.products
+    name, table, main = r["name"], r["table"], r["main_input"]
+    cells = " | ".join(_dtypes(table[p.tag].get(main, ())) for p in products)
+    line = (
+        f"| [{esc.md_cell(name)}](zh/{name}{ext}) ([en](en/{name}{ext})) · [{esc.md_cell('所有张量 / all tensors')}]"
+        f"(#{anchor(name)}) | {esc.md_cell(main)} | {cells} |"
+    )
+    section = ["", f"## {esc.md_inline(name)}", ""]
+    section.append("| 张量 / Tensor | " + " | ".join(esc.md_cell(p.zh) for p in products) + " |")
+    section.append("| --- |" + " --- |" * len(products))
+    for tensor, output in r["tensors"]:
+        role = "输出 / output" if output else "输入 / input"
+        cells = " | ".join(_dtypes(table[p.tag].get(tensor, ())) for p in products)
+        section.append(f"| {esc.md_cell(tensor)}（{role}） | {cells} |")
+    return {"line": line, "section": section}
+
+
+def markdown_from(catalog: Catalog, views: list[dict], ext: str = ".md") -> str:
+    """``markdown`` from the ops' ``md_view``\\ s (in op order)."""
     products = catalog.products.products
     head = "| 算子 / Operator | 主输入 / Main input | " + " | ".join(esc.md_cell(p.zh) for p in products) + " |"
     rule = "| --- | --- |" + " --- |" * len(products)
@@ -110,22 +171,9 @@ def markdown(project: Project, matrix: Matrix, ext: str = ".md") -> str:
         head,
         rule,
     ]
-    for name, table in matrix.items():
-        main = main_input(project, name)
-        cells = " | ".join(_dtypes(table[p.tag].get(main, ())) for p in products)
-        lines.append(
-            f"| [{esc.md_cell(name)}](zh/{name}{ext}) ([en](en/{name}{ext})) · [{esc.md_cell('所有张量 / all tensors')}]"
-            f"(#{anchor(name)}) | {esc.md_cell(main)} | {cells} |"
-        )
-    for name, table in matrix.items():
-        spec = project.op(name).spec
-        lines += ["", f"## {esc.md_inline(name)}", ""]
-        lines.append("| 张量 / Tensor | " + " | ".join(esc.md_cell(p.zh) for p in products) + " |")
-        lines.append("| --- |" + " --- |" * len(products))
-        for tensor in support.tensor_params(spec):
-            role = "输出 / output" if spec.param(tensor).role == "output" else "输入 / input"
-            cells = " | ".join(_dtypes(table[p.tag].get(tensor, ())) for p in products)
-            lines.append(f"| {esc.md_cell(tensor)}（{role}） | {cells} |")
+    lines += [view["line"] for view in views]
+    for view in views:
+        lines += view["section"]
     lines += ["", "产品 / Products:", ""]
     for p in products:
         english = f" / {esc.md_inline(p.en)}" if p.en != p.zh else ""
@@ -133,44 +181,51 @@ def markdown(project: Project, matrix: Matrix, ext: str = ".md") -> str:
     return "\n".join(lines) + "\n"
 
 
-def site_context(project: Project, matrix: Matrix) -> dict:
+def site_context(project: Project, matrix: Matrix, env) -> dict:
     """Escaped pieces for the site's matrix page."""
     catalog = project.catalog
+    return site_context_from(catalog, [site_view(env, catalog, r) for r in rows(project, matrix)])
+
+
+def site_view(env, catalog: Catalog, r: dict) -> dict:
+    """One op's part of the site's matrix page (from its ``row``): its ``<tbody>`` and the dtypes
+    it lists (for the page's filter)."""
+    name, table, main = r["name"], r["table"], r["main_input"]
+    tensors = []
+    for tensor, output in r["tensors"]:
+        tensors.append(
+            {
+                "name": esc.html_text(tensor),
+                "output": output,
+                "main": tensor == main,
+                "cells": [
+                    {
+                        "tag": esc.html_attr(p.tag),
+                        "dtypes": [esc.html_text(d) for d in table[p.tag].get(tensor, ())],
+                    }
+                    for p in catalog.products.products
+                ],
+            }
+        )
+    op = {
+        "name": esc.html_text(name),
+        "id": esc.html_attr(anchor(name)),
+        "zh": esc.html_attr(esc.url(f"zh/{name}.html")),
+        "en": esc.html_attr(esc.url(f"en/{name}.html")),
+        "summary_zh": esc.html_text(r["summary_zh"]),
+        "summary_en": esc.html_text(r["summary_en"]),
+        "tensors": tensors,
+    }
+    used = sorted({d for cells in table.values() for ds in cells.values() for d in ds})
+    return {"tbody": env.get_template("docs/site/matrix_op.html.j2").render(op=op), "dtypes": used}
+
+
+def site_context_from(catalog: Catalog, views: list[dict]) -> dict:
+    """``site_context`` from the ops' ``site_view``\\ s (in op order)."""
     products = [
         {"tag": esc.html_attr(p.tag), "zh": esc.html_text(p.zh), "en": esc.html_text(p.en)}
         for p in catalog.products.products
     ]
-    used = {d for table in matrix.values() for row in table.values() for ds in row.values() for d in ds}
+    used = {d for view in views for d in view["dtypes"]}
     dtypes = [esc.html_text(d.name) for d in catalog.dtypes.dtypes if d.name in used]
-    ops = []
-    for name, table in matrix.items():
-        spec = project.op(name).spec
-        main = support.main_input(spec)
-        tensors = []
-        for tensor in support.tensor_params(spec):
-            tensors.append(
-                {
-                    "name": esc.html_text(tensor),
-                    "output": spec.param(tensor).role == "output",
-                    "main": tensor == main,
-                    "cells": [
-                        {
-                            "tag": esc.html_attr(p.tag),
-                            "dtypes": [esc.html_text(d) for d in table[p.tag].get(tensor, ())],
-                        }
-                        for p in catalog.products.products
-                    ],
-                }
-            )
-        ops.append(
-            {
-                "name": esc.html_text(name),
-                "id": esc.html_attr(anchor(name)),
-                "zh": esc.html_attr(esc.url(f"zh/{name}.html")),
-                "en": esc.html_attr(esc.url(f"en/{name}.html")),
-                "summary_zh": esc.html_text(spec.summary.zh),
-                "summary_en": esc.html_text(spec.summary.en or spec.summary.zh),
-                "tensors": tensors,
-            }
-        )
-    return {"products": products, "dtypes": dtypes, "ops": ops}
+    return {"products": products, "dtypes": dtypes, "tbodies": [view["tbody"] for view in views]}

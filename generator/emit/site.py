@@ -99,9 +99,14 @@ def _markdown():
     return md
 
 
+_RENDERER: list = []  # the Markdown renderer, built once (it keeps no state between renders)
+
+
 def to_html(markdown: str) -> str:
     """A page body: Markdown to HTML, upstream's ``<term>`` markup as a styled span."""
-    body = _markdown().render(markdown)
+    if not _RENDERER:
+        _RENDERER.append(_markdown())
+    body = _RENDERER[0].render(markdown)
     return body.replace("<term>", '<span class="term">').replace("</term>", "</span>")
 
 
@@ -121,24 +126,53 @@ def build(project: Project, env, pages: dict[str, str], matrix) -> dict[str, str
     """Every site file by path under ``docs/site/``."""
     from generator.emit import matrix as mx
 
-    page = env.get_template("docs/site/page.html.j2")
-    out: dict[str, str] = {}
-    names = {info.spec.name for info in project.ops}
-    for rel, text in pages.items():
-        target = "index.html" if rel == "README.md" else rel[: -len(".md")] + ".html"
-        depth = target.count("/")
-        root = "../" * depth
-        lang, other = _languages(target, names)
-        out[target] = page.render(
-            title=_unescape_md(_title(text)),
-            lang=lang or "zh",
-            root=root,
-            other=other,
-            body=to_html(text),
-            page_class="maintainers" if "/maintainers/" in target else ("index" if depth == 0 else "op"),
-        )
-    body = env.get_template("docs/site/matrix.html.j2").render(**mx.site_context(project, matrix))
-    out["support_matrix.html"] = page.render(
+    catalog = project.catalog
+    out = {target: text for rel, text in pages.items() for target, text in [page(env, rel, text)]}
+    out.update(aggregate_files(env, catalog, [mx.site_view(env, catalog, row) for row in mx.rows(project, matrix)]))
+    return dict(sorted(out.items()))
+
+
+def page(env, rel: str, text: str) -> tuple[str, str]:
+    """One docs page (``rel`` under ``docs/``, Markdown in the site flavour) as (path under
+    ``docs/site/``, HTML)."""
+    return page_html(env, rel, to_html(text), markdown_title(text))
+
+
+def markdown_title(text: str) -> str:
+    """The title of a page from its Markdown (its first heading, as plain text)."""
+    return _unescape_md(_title(text))
+
+
+def page_html(env, rel: str, body: str, title: str) -> tuple[str, str]:
+    """A page (``rel`` under ``docs/``) from its HTML body and title: (path under ``docs/site/``, HTML)."""
+    target = "index.html" if rel == "README.md" else rel[: -len(".md")] + ".html"
+    depth = target.count("/")
+    root = "../" * depth
+    lang, other = _languages(target)
+    html = env.get_template("docs/site/page.html.j2").render(
+        title=title,
+        lang=lang or "zh",
+        root=root,
+        other=other,
+        body=body,
+        page_class="maintainers" if "/maintainers/" in target else ("index" if depth == 0 else "op"),
+    )
+    return target, html
+
+
+def aggregate_files(env, catalog, matrix_views: list[dict]) -> dict[str, str]:
+    """The matrix page (from the ops' ``matrix.site_view``\\ s, in op order) and the assets."""
+    out = {"support_matrix.html": matrix_page(env, catalog, matrix_views)}
+    out.update(asset_files(env))
+    return out
+
+
+def matrix_page(env, catalog, matrix_views: list[dict]) -> str:
+    """``support_matrix.html`` from the ops' ``matrix.site_view``\\ s (in op order)."""
+    from generator.emit import matrix as mx
+
+    body = env.get_template("docs/site/matrix.html.j2").render(**mx.site_context_from(catalog, matrix_views))
+    return env.get_template("docs/site/page.html.j2").render(
         title="aclnn 支持矩阵 / Support matrix",
         lang="zh",
         root="",
@@ -147,12 +181,14 @@ def build(project: Project, env, pages: dict[str, str], matrix) -> dict[str, str
         page_class="matrix",
         script="assets/matrix.js",
     )
-    for asset in ("site.css", "matrix.js"):
-        out[f"assets/{asset}"] = env.get_template(f"docs/site/{asset}").render()
-    return dict(sorted(out.items()))
 
 
-def _languages(target: str, names: set[str]) -> tuple[str | None, dict | None]:
+def asset_files(env) -> dict[str, str]:
+    """The site's style sheet and script (``assets/``)."""
+    return {f"assets/{asset}": env.get_template(f"docs/site/{asset}").render() for asset in ("site.css", "matrix.js")}
+
+
+def _languages(target: str) -> tuple[str | None, dict | None]:
     """The page language and its counterpart in the other language (None for bilingual pages)."""
     parts = target.split("/")
     if parts[0] not in ("zh", "en"):

@@ -48,15 +48,19 @@ def _has_surrogate(text: str) -> bool:
 
 def comment(text: str) -> str:
     """``text`` as one line that is safe inside a ``//`` or ``/* */`` comment."""
-    out = []
-    for ch in clean(str(text)):
-        if ch in _LINE_BREAKS or ch == "\t":
-            out.append(" ")
-        elif _hidden(ch):
-            out.append(REPLACEMENT)
-        else:
-            out.append(ch)
-    line = "".join(out)
+    text = str(text)
+    if text.isascii() and text.isprintable():  # no line break, tab or hidden character to replace
+        line = text
+    else:
+        out = []
+        for ch in clean(text):
+            if ch in _LINE_BREAKS or ch == "\t":
+                out.append(" ")
+            elif _hidden(ch):
+                out.append(REPLACEMENT)
+            else:
+                out.append(ch)
+        line = "".join(out)
     line = line.replace("/*", "/ *").replace("*/", "* /")
     line = _TRIGRAPH.sub("? ?", line)
     return _end_safely(line)
@@ -71,6 +75,9 @@ def _end_safely(line: str) -> str:
 
 
 def _width(text: str) -> int:
+    """Display columns of ``text`` (wide and full-width characters count two)."""
+    if text.isascii():
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
@@ -100,12 +107,15 @@ def comment_lines(text: str, width: int, indent: str = "") -> list[str]:
     folded = " ".join(comment(text).split())
     if not folded:
         return []
-    lines, current = [], ""
+    lines, current, columns = [], "", 0  # columns: _width(current), kept as tokens are added
     for token in _tokens(folded):
-        if current.strip() and _width(current.rstrip() + token.rstrip()) > width:
-            lines.append(current.rstrip())
-            current = indent
+        if current.strip():
+            stripped = current.rstrip()
+            if columns - _width(current[len(stripped) :]) + _width(token.rstrip()) > width:
+                lines.append(stripped)
+                current, columns = indent, _width(indent)
         current += token
+        columns += _width(token)
     if current.strip():
         lines.append(current.rstrip())
     # A line may now end with a backslash that was followed by more text: that would splice.
@@ -117,6 +127,9 @@ _SIMPLE_ESCAPES = {"\\": "\\\\", '"': '\\"', "?": "\\?", "\n": "\\n", "\t": "\\t
 
 def string_literal(text: str) -> str:
     """``text`` as a C/C++ narrow string literal (with the quotes)."""
+    text = str(text)
+    if text.isascii() and text.isprintable():  # only backslash, quote and question mark are escaped
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("?", "\\?") + '"'
     out = ['"']
     for ch in clean(str(text)):
         if ch in _SIMPLE_ESCAPES:

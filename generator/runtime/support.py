@@ -70,6 +70,11 @@ class _Search:
         self.params: tuple[str, ...] = tuple(module.PARAMS)
         self.outputs = frozenset(module.OUTPUTS)
         self.witnesses = self._witnesses()
+        self._full: dict[tuple[str, int], dict | None] = {}  # (product, witness index) -> _inferred
+        # Whether a call is accepted, by the call's recipe: (product, witness index, inferred?, the
+        # tensors retyped, dtype). Tensors that share a dtype are retyped together, so the calls
+        # tried for one of them are often the very calls tried for another: each runs once.
+        self._verdicts: dict[tuple, bool] = {}
 
     def _witnesses(self) -> list[dict]:
         from generator.runtime.examples import arguments
@@ -133,24 +138,36 @@ class _Search:
 
     def witness(self, product: str, param: str, dtype: str) -> dict | None:
         """Arguments (docs' names) of a call the validator accepts with ``param`` of ``dtype``, or None."""
-        for raw in self.witnesses:
-            for args in self._variants(product, raw, param, dtype):
-                if self._accepts(product, args):
+        verdicts = self._verdicts
+        for index, raw in enumerate(self.witnesses):
+            for key, base, names in self._variants(product, index, raw, param, dtype):
+                verdict = verdicts.get(key)
+                if verdict is False:
+                    continue
+                args = _retype(base, names, dtype)
+                if verdict is None:
+                    verdict = verdicts[key] = self._accepts(product, args)
+                if verdict:
                     return args
         return None
 
-    def _variants(self, product: str, raw: dict, param: str, dtype: str):
+    def _variants(self, product: str, index: int, raw: dict, param: str, dtype: str):
+        """The calls to try, as (recipe, arguments to retype, the tensors retyped): see ``witness``."""
         target = raw.get(param)
         if isinstance(target, TensorDesc):  # given in the witness: change its dtype class, re-infer outputs
-            yield _retype(raw, [n for n, v in raw.items() if _same_dtype(v, target)], dtype)
-        full = self._inferred(product, raw)
+            names = tuple(n for n, v in raw.items() if _same_dtype(v, target))
+            yield (product, index, False, names, dtype), raw, names
+        key = (product, index)
+        if key not in self._full:  # the same for every tensor and dtype tried with this witness
+            self._full[key] = self._inferred(product, raw)
+        full = self._full[key]
         if full is None or not isinstance(full.get(param), TensorDesc):
             return
         target = full[param]
-        group = [n for n, v in full.items() if _same_dtype(v, target)]
-        yield _retype(full, group, dtype)
-        if group != [param]:
-            yield _retype(full, [param], dtype)
+        group = tuple(n for n, v in full.items() if _same_dtype(v, target))
+        yield (product, index, True, group, dtype), full, group
+        if group != (param,):
+            yield (product, index, True, (param,), dtype), full, (param,)
 
     def table(self, products: Iterable[str]) -> Table:
         out: Table = {}

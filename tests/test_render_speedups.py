@@ -1,0 +1,198 @@
+"""The shortcuts taken for render speed give exactly what the plain implementations give.
+
+Each test keeps the plain implementation (as it was before the shortcut) and compares it with the
+library function on arbitrary text, hostile text included.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.emit import docs
+from generator.escape import cpp
+from generator.escape import markdown as esc
+from tests.hostile.strings import HOSTILE
+
+TEXT = st.one_of(
+    st.text(max_size=300),
+    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=300),
+    st.text(alphabet="ab ?*/\\\"'\t\n宽字符aclnnAbsX", max_size=300),
+    st.sampled_from(HOSTILE),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# C++ escaping: ASCII fast paths and the linear line wrapping
+
+
+def plain_comment(text: str) -> str:
+    out = []
+    for ch in cpp.clean(str(text)):
+        if ch in cpp._LINE_BREAKS or ch == "\t":
+            out.append(" ")
+        elif cpp._hidden(ch):
+            out.append(cpp.REPLACEMENT)
+        else:
+            out.append(ch)
+    line = "".join(out)
+    line = line.replace("/*", "/ *").replace("*/", "* /")
+    line = cpp._TRIGRAPH.sub("? ?", line)
+    return cpp._end_safely(line)
+
+
+def plain_string_literal(text: str) -> str:
+    out = ['"']
+    for ch in cpp.clean(str(text)):
+        if ch in cpp._SIMPLE_ESCAPES:
+            out.append(cpp._SIMPLE_ESCAPES[ch])
+        elif ch in cpp._LINE_BREAKS or cpp._hidden(ch) or not ch.isprintable():
+            out.extend(f"\\{byte:03o}" for byte in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def plain_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def plain_comment_lines(text: str, width: int, indent: str = "") -> list[str]:
+    folded = " ".join(plain_comment(text).split())
+    if not folded:
+        return []
+    lines, current = [], ""
+    for token in cpp._tokens(folded):
+        if current.strip() and plain_width(current.rstrip() + token.rstrip()) > width:
+            lines.append(current.rstrip())
+            current = indent
+        current += token
+    if current.strip():
+        lines.append(current.rstrip())
+    return [cpp._end_safely(line) for line in lines]
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT)
+def test_cpp_comment_and_string_literal_fast_paths(text):
+    assert cpp.comment(text) == plain_comment(text)
+    assert cpp.string_literal(text) == plain_string_literal(text)
+    assert cpp._width(text) == plain_width(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, st.integers(min_value=1, max_value=120), st.sampled_from(["", "  ", "    ", " * ", "\u3000"]))
+def test_cpp_comment_lines_wraps_like_the_plain_algorithm(text, width, indent):
+    assert cpp.comment_lines(text, width, indent) == plain_comment_lines(text, width, indent)
+
+
+# ---------------------------------------------------------------------------------------------
+# Docs: the linker looks up only the operator names the text contains
+
+
+class PlainLinker:
+    """The linker as it was: every operator name of the project in one pattern."""
+
+    def __init__(self, names, spec, lang: str, prefix: str, ext: str):
+        self.targets: dict[str, str] = dict(docs.GLOSSARY[lang])
+        for name in sorted(set(names) | set(spec.sources.links)):
+            if name == spec.name:
+                continue
+            if name in names:
+                self.targets[name] = f"{prefix}{name}{ext}"
+            else:
+                self.targets[name] = docs.UPSTREAM + spec.sources.links[name]
+
+    def __call__(self, escaped: str, html: bool, extra=None) -> str:
+        targets = dict(self.targets)
+        targets.update(extra or {})
+        if not targets:
+            return escaped
+        words = sorted(targets, key=len, reverse=True)
+        pattern = re.compile(
+            "|".join(
+                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
+                if w.startswith("aclnn")
+                else re.escape(esc.html_text(w))
+                for w in words
+            )
+        )
+        done: set[str] = set()
+
+        def replace(match):
+            text = match.group(0)
+            key = next(w for w in words if esc.html_text(w) == text)
+            if key in done:
+                return text
+            done.add(key)
+            href = esc.url(targets[key])
+            return f'<a href="{esc.html_attr(href)}">{text}</a>' if html else f"[{text}]({href})"
+
+        parts = re.split(r"(<a\b.*?</a>|<[^>]*>|\[[^\]]*\]\([^)]*\))", escaped)
+        return "".join(part if i % 2 else pattern.sub(replace, part) for i, part in enumerate(parts))
+
+
+class _Sources:
+    def __init__(self, links):
+        self.links = links
+
+
+class _Spec:
+    def __init__(self, name, links):
+        self.name, self.sources = name, _Sources(links)
+
+
+NAMES = ["aclnnAbs", "aclnnAbsBackward", "aclnnAdd", "aclnnAddmm", "aclnnB2", "aclnnX"]
+WORDS = st.sampled_from([*NAMES, "aclnnNotAnOp", "xaclnnAbs", "aclnnAbsX", "acl", "广播关系", "broadcast rules"])
+PROSE = st.lists(
+    st.one_of(WORDS, st.sampled_from([" ", "、", "。", ", ", "(", ")", "<b>", "</b>", "[a](b)"])), max_size=30
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    PROSE,
+    st.sets(st.sampled_from(NAMES)),
+    st.dictionaries(st.sampled_from(["aclnnAbs", "aclnnUp", "acl", "aclnnX"]), st.just("docs/x.md"), max_size=3),
+    st.sampled_from(["zh", "en"]),
+    st.booleans(),
+)
+def test_linker_links_exactly_like_a_pattern_of_every_name(pieces, names, links, lang, html):
+    escaped = esc.html_text("".join(pieces)) if html else "".join(pieces)
+    spec = _Spec("aclnnAdd", links)
+    mentions: set[str] = set()
+    fast = docs.Linker(frozenset(names), spec, lang, "", ".md", mentions)(escaped, html)
+    assert fast == PlainLinker(frozenset(names), spec, lang, "", ".md")(escaped, html)
+    # what the output depends on: the names among the mentions
+    only = frozenset(names) & mentions
+    assert docs.Linker(only, spec, lang, "", ".md")(escaped, html) == fast
+
+
+# ---------------------------------------------------------------------------------------------
+# Docs: the site's index is assembled from each op's own table row
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(TEXT, TEXT, TEXT), min_size=1, max_size=4))
+def test_site_index_from_row_fragments_is_the_whole_page_rendered(texts):
+    from generator.emit import site
+    from generator.generate import environment
+
+    env = environment()
+    rows = []
+    for i, (zh, en, product) in enumerate(texts):
+        row = {
+            "page": f"aclnnOp{i}",
+            "name": esc.md_cell(f"aclnnOp{i}"),
+            "summary_zh": esc.md_cell(zh),
+            "summary_en": esc.md_cell(en),
+            "products": esc.md_cell(product),
+        }
+        row["site"] = docs._site_index_parts(env, [row])[1]
+        rows.append(row)
+    whole = site.page(env, "README.md", docs.index_page(env, rows, "site"))[1]
+    assert docs.index_files(env, rows)["docs/site/index.html"] == whole
