@@ -92,9 +92,11 @@ class _Compiled:
         self._dispatcher = None
         functools.update_wrapper(self, function)
 
-    def bound(self, suffix: str, **bind) -> _Compiled:
-        """A copy of this function with the global names in ``bind`` replaced (see the class docstring)."""
-        return _Compiled(self.py_func, self.fastmath, self.inline, {**self.bind, **bind}, f"{self.suffix}[{suffix}]")
+    def bound(self, suffix: str, fastmath=None, **bind) -> _Compiled:
+        """A copy of this function with the global names in ``bind`` replaced (see the class docstring),
+        compiled with ``fastmath`` when given (e.g. ``{"contract"}`` for a chain evaluating polynomials)."""
+        flags = self.fastmath if fastmath is None else fastmath
+        return _Compiled(self.py_func, flags, self.inline, {**self.bind, **bind}, f"{self.suffix}[{suffix}]")
 
     def dispatcher(self):
         if self._dispatcher is None:

@@ -153,7 +153,7 @@ def _chain_result(g, x, params):
     return (t if x <= np.float32(0.0) else pos) * g
 
 
-_FUSED_INPUT = driver(_chain_input, 2)
+_FUSED_INPUT = driver(_chain_input, 2, contract=True)
 _FUSED_RESULT = driver(_chain_result, 2)
 
 

@@ -114,7 +114,7 @@ def _fused_chain(g, x, params):
     return ((t * np.float32(0.5) + np.float32(0.5)) + right) * g
 
 
-_FUSED = driver(_fused_chain, 2)
+_FUSED = driver(_fused_chain, 2, contract=True)
 
 
 def gelu_backward(grad_output, self) -> np.ndarray:

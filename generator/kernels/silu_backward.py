@@ -60,7 +60,7 @@ def _fused_chain(g, x, params):
     return (g * s) * ((one - s) * x + one)
 
 
-_FUSED = driver(_fused_chain, 2)
+_FUSED = driver(_fused_chain, 2, contract=True)
 
 
 def silu_backward(grad_output, self) -> np.ndarray:
