@@ -319,3 +319,28 @@ def test_fused_layouts():
     assert pw.layout(((4, 5, 6), (5, 6), (4, 5, 1))) is None  # two different splits
     with pytest.raises(ValueError):
         pw.layout(((2, 3), (4, 3)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 7), (6, 5), (2, 3, 4, 1, 2, 3)], ids=["nchw", "nc", "6d"])
+def test_batch_norm(rng, dtype, training, shape):
+    from generator.kernels.batch_norm_backward import batch_norm_backward
+
+    c = shape[1]
+    x = (rng.standard_normal(shape) * 2 + 1).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    g.reshape(-1)[::29] = np.inf if dtype == np.float32 else g.reshape(-1)[::29]
+    stats = [rng.random(c).astype(np.float32) + 0.5 for _ in range(5)]
+    for mask in ([1, 1, 1], [1, 0, 0], [0, 1, 1]):
+        reference, compiled = both(batch_norm_backward, g, x, *stats, training, 1e-5, mask)
+        for a, b in zip(reference, compiled):
+            if a is None:
+                assert b is None
+                continue
+            close(a, b, rtol=1e-5 if dtype == np.float32 else 8e-3, atol=1e-5 if dtype == np.float32 else 8e-3)
+    # channels-last and non-contiguous inputs take the NumPy path on both settings
+    nhwc = both(batch_norm_backward, g, x.transpose(0, *range(2, len(shape)), 1).copy().transpose(
+        0, len(shape) - 1, *range(1, len(shape) - 1)), *stats, training, 1e-5, [1, 1, 1])  # fmt: skip
+    for a, b in zip(*nhwc):
+        close(a, b, rtol=1e-5 if dtype == np.float32 else 8e-3, atol=1e-5 if dtype == np.float32 else 8e-3)
