@@ -344,3 +344,28 @@ def test_batch_norm(rng, dtype, training, shape):
         0, len(shape) - 1, *range(1, len(shape) - 1)), *stats, training, 1e-5, [1, 1, 1])  # fmt: skip
     for a, b in zip(*nhwc):
         close(a, b, rtol=1e-5 if dtype == np.float32 else 8e-3, atol=1e-5 if dtype == np.float32 else 8e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape, norm", [((3, 70, 33), [33]), ((130, 4, 5), [4, 5]), ((2, 1), [1])], ids=str)
+def test_layer_norm(rng, dtype, shape, norm):
+    from generator.kernels.layer_norm_backward import layer_norm_backward
+
+    x = (rng.standard_normal(shape) * 2 + 1).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    rows = x.size // int(np.prod(norm))
+    mean = rng.standard_normal(rows).astype(np.float32)
+    rstd = (rng.random(rows) + 0.5).astype(dtype)
+    w = rng.standard_normal(norm).astype(dtype)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=8e-3, atol=8e-3)  # noqa: C408
+    for weight in (w, None):
+        for mask in ([1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]):
+            reference, compiled = both(layer_norm_backward, g, x, norm, mean, rstd, weight, None, mask)
+            for a, b in zip(reference, compiled):
+                if a is None:
+                    assert b is None
+                else:
+                    close(a, b, **tol)
+    view = both(layer_norm_backward, g[::-1], x[::-1], norm, mean, rstd, w, None, [1, 1, 1])  # NumPy path
+    for a, b in zip(*view):
+        close(a, b, **tol)
