@@ -162,6 +162,10 @@ def to_dtype(array: np.ndarray, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if array.dtype == dtype:
         return array
+    if array.dtype == F32 and dtype in (F16, BFLOAT16) and array.size > BLOCK and _accel.enabled():
+        if dtype == F16:  # compiled conversions: one pass, same rounding
+            return _accel.float32_to_half(array)
+        return _accel.float32_to_bfloat16(array, dtype)
     flat = np.ascontiguousarray(array).reshape(-1)
     out = np.empty(flat.shape, dtype)
     for start in range(0, flat.size, BLOCK):

@@ -369,3 +369,21 @@ def test_layer_norm(rng, dtype, shape, norm):
     view = both(layer_norm_backward, g[::-1], x[::-1], norm, mean, rstd, w, None, [1, 1, 1])  # NumPy path
     for a, b in zip(*view):
         close(a, b, **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("product", [None, "910b", "950"])
+def test_embedding_dense(rng, dtype, product):
+    from generator.kernels.embedding_dense_backward import embedding_dense_backward
+
+    grad = rng.standard_normal((3, 300, 17)).astype(dtype)
+    grad[0, 5, 3] = np.inf
+    indices = rng.integers(0, 40, (3, 300)).astype(np.int32)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=8e-3, atol=8e-3)  # noqa: C408
+    for padding_idx, scale in ((-1, False), (7, True), (0, False)):
+        reference, compiled = both(embedding_dense_backward, grad, indices, 45, padding_idx, scale, product=product)
+        close(reference, compiled, **tol)  # same float32 sums, in row order instead of per block
+    big = rng.standard_normal((70000, 2)).astype(np.float32)  # a result above the conversion block size
+    reference, compiled = both(embedding_dense_backward, big.astype(dtype), np.arange(70000) % 50000, 50000, -1, False,
+                               product="950")  # fmt: skip
+    assert same_bits(reference, compiled)
