@@ -387,3 +387,18 @@ def test_embedding_dense(rng, dtype, product):
     reference, compiled = both(embedding_dense_backward, big.astype(dtype), np.arange(70000) % 50000, 50000, -1, False,
                                product="950")  # fmt: skip
     assert same_bits(reference, compiled)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape, dim", [((5, 300), -1), ((3, 40, 7), 1), ((6, 2, 9), 0), ((), 0), ((4, 1), 1)], ids=str)
+def test_softmax(rng, dtype, shape, dim):
+    from generator.kernels.softmax_backward import softmax_backward
+
+    g = rng.standard_normal(shape).astype(dtype)
+    y = rng.random(shape).astype(dtype)
+    if g.size > 10:
+        g.reshape(-1)[7] = np.inf
+    reference, compiled = both(softmax_backward, g, y, dim)
+    close(reference, compiled, rtol=1e-5 if dtype == np.float32 else 1e-2, atol=1e-5 if dtype == np.float32 else 1e-2)
+    if g.ndim == 3:  # non-contiguous: the NumPy path on both settings
+        assert same_bits(*both(softmax_backward, g[:, ::-1], y[:, ::-1], dim))
