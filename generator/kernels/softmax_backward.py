@@ -75,7 +75,7 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
     if _accel.enabled() and all(a.flags.c_contiguous and a.flags.writeable for a in (grad_output, output)):
         result = np.empty(shape, dtype)
         flat = [_accel.storage(a.reshape(-1)) for a in (grad_output, output, result)]
-        _softmax_compiled(*flat, *shape3, np.zeros(shape3[2] if shape3[2] > 1 else 0, np.float64))
+        _softmax_compiled(*flat, *shape3, np.zeros(min(shape3[2], 4096) if shape3[2] > 1 else 0, np.float64))
         return result
     g3 = grad_output.reshape(shape3)
     y3 = output.reshape(shape3)
@@ -118,7 +118,7 @@ def _dot(g, y):
 @_accel.jit
 def _softmax_compiled(g, y, out, outer, d, inner, acc):
     """The same formula compiled: per outer index, ``s = sum_d(g*y)`` (float32 products summed in float64,
-    rounded to float32), then ``(g - s) * y`` rounded once; ``acc`` holds the ``inner`` sums."""
+    rounded to float32), then ``(g - s) * y`` rounded once; ``acc`` holds the sums of a chunk of columns."""
     for o in range(outer):
         base = o * d * inner
         if inner == 1:
@@ -127,17 +127,19 @@ def _softmax_compiled(g, y, out, outer, d, inner, acc):
             for k in range(d):
                 put(os, k, (as_f32(gs[k]) - s) * as_f32(ys[k]))
             continue
-        acc[:] = 0.0
-        for k in range(d):
-            lo = base + k * inner
-            gs, ys = g[lo : lo + inner], y[lo : lo + inner]
-            for j in range(inner):
-                acc[j] += np.float64(as_f32(gs[j]) * as_f32(ys[j]))
-        for k in range(d):
-            lo = base + k * inner
-            gs, ys, os = g[lo : lo + inner], y[lo : lo + inner], out[lo : lo + inner]
-            for j in range(inner):
-                put(os, j, (as_f32(gs[j]) - np.float32(acc[j])) * as_f32(ys[j]))
+        for j0 in range(0, inner, acc.size):  # columns in chunks of acc.size (bounded scratch, in cache)
+            m = min(acc.size, inner - j0)
+            acc[:m] = 0.0
+            for k in range(d):
+                lo = base + k * inner + j0
+                gs, ys = g[lo : lo + m], y[lo : lo + m]
+                for j in range(m):
+                    acc[j] += np.float64(as_f32(gs[j]) * as_f32(ys[j]))
+            for k in range(d):
+                lo = base + k * inner + j0
+                gs, ys, os = g[lo : lo + m], y[lo : lo + m], out[lo : lo + m]
+                for j in range(m):
+                    put(os, j, (as_f32(gs[j]) - np.float32(acc[j])) * as_f32(ys[j]))
 
 
 def cost(grad_output, output, dim) -> Cost:

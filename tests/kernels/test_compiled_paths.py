@@ -390,7 +390,9 @@ def test_embedding_dense(rng, dtype, product):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16], ids=["float32", "float16", "bfloat16"])
-@pytest.mark.parametrize("shape, dim", [((5, 300), -1), ((3, 40, 7), 1), ((6, 2, 9), 0), ((), 0), ((4, 1), 1)], ids=str)
+@pytest.mark.parametrize(
+    "shape, dim", [((5, 300), -1), ((3, 40, 7), 1), ((6, 2, 9), 0), ((), 0), ((4, 1), 1), ((2, 3, 5000), 1)], ids=str
+)
 def test_softmax(rng, dtype, shape, dim):
     from generator.kernels.softmax_backward import softmax_backward
 
