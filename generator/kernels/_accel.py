@@ -77,43 +77,110 @@ def forced(mode: str):
 
 class _Compiled:
     """A function compiled by Numba on first call; other compiled functions may call it (the callee is
-    compiled first and substituted into the caller's globals)."""
+    compiled first and substituted into the caller's globals).
 
-    def __init__(self, function, fastmath=False):
+    ``bind`` maps global names of the function to other compiled functions for this instance only: one
+    generic loop (``_pointwise``'s drivers) is compiled once per elementwise chain it is bound to, each
+    under its own name (``suffix``), hence with its own on-disk cache entry."""
+
+    def __init__(self, function, fastmath=False, inline=False, bind=None, suffix=""):
         self.py_func = function
         self.fastmath = fastmath
+        self.inline = inline
+        self.bind = dict(bind or {})
+        self.suffix = suffix
         self._dispatcher = None
         functools.update_wrapper(self, function)
+
+    def bound(self, suffix: str, fastmath=None, **bind) -> _Compiled:
+        """A copy of this function with the global names in ``bind`` replaced (see the class docstring),
+        compiled with ``fastmath`` when given (e.g. ``{"contract"}`` for a chain evaluating polynomials)."""
+        flags = self.fastmath if fastmath is None else fastmath
+        return _Compiled(self.py_func, flags, self.inline, {**self.bind, **bind}, f"{self.suffix}[{suffix}]")
 
     def dispatcher(self):
         if self._dispatcher is None:
             import numba
 
+            _register_overloads()
             function = self.py_func
-            names = [n for n in function.__code__.co_names if isinstance(function.__globals__.get(n), _Compiled)]
-            if names:  # resolve compiled callees in a copy of the globals
-                scope = dict(function.__globals__)
+            scope = function.__globals__
+            names = [n for n in function.__code__.co_names if isinstance(self.bind.get(n, scope.get(n)), _Compiled)]
+            if names or self.bind:  # resolve compiled callees in a copy of the globals
+                scope = {**scope, **self.bind}
                 for name in names:
                     scope[name] = scope[name].dispatcher()
                 clone = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__)
-                clone.__qualname__, clone.__module__ = function.__qualname__, function.__module__
+                clone.__qualname__ = function.__qualname__ + self.suffix
+                clone.__module__ = function.__module__
                 function = clone
             options = dict(cache=True, nogil=True, error_model="numpy", fastmath=self.fastmath)  # noqa: C408
-            self._dispatcher = numba.njit(**options)(function)
+            if self.inline:
+                options["inline"] = "always"
+            dispatcher = numba.njit(**options)(function)
+            _group_cache(dispatcher)
+            self._dispatcher = dispatcher
         return self._dispatcher
 
     def __call__(self, *args):
         return (self._dispatcher or self.dispatcher())(*args)
 
 
-def jit(function=None, *, fastmath=False):
+def jit(function=None, *, fastmath=False, inline=False):
     """Compile ``function`` with Numba on first call (nopython, cached on disk, no GIL, no bounds checks).
 
-    ``@jit(fastmath={"contract"})`` lets LLVM fuse multiply-adds (for polynomial evaluation); no other
-    fast-math flag is used anywhere: NaN, inf and signed zeros behave as in NumPy."""
+    ``@jit(fastmath={"contract"})`` lets LLVM fuse multiply-adds; ``reassoc`` is used only for sums whose
+    order the kernel's contract leaves open; no other fast-math flag is used anywhere: NaN, inf and signed
+    zeros behave as in NumPy. ``inline=True`` inlines a small scalar helper into its callers at Numba's
+    level (compiled with the caller's flags): LLVM does not inline a compiled callee's own callees, and
+    a call left inside a loop keeps it from vectorising."""
     if function is None:
-        return lambda f: _Compiled(f, fastmath)
-    return _Compiled(function, fastmath)
+        return lambda f: _Compiled(f, fastmath, inline)
+    return _Compiled(function, fastmath, inline)
+
+
+# On-disk cache: Numba keys a cached function on its own source file only, so a caller would keep stale
+# machine code after an edit of a helper it calls in another file. Kernels therefore stamp their cache
+# entries with the sizes and modification times of every kernel source file: any edit recompiles them.
+_STAMP: list = []
+
+
+def _group_stamp():
+    if not _STAMP:
+        folder = os.path.dirname(os.path.abspath(__file__))
+        entries = []
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                entries.append((name, st.st_mtime_ns, st.st_size))
+        _STAMP.append(tuple(entries))
+    return _STAMP[0]
+
+
+def _group_cache(dispatcher) -> None:
+    """Replace ``dispatcher``'s cache by one whose freshness stamp covers every kernel source file
+    (Numba internals, pinned version; on any surprise the default per-file cache stays)."""
+    try:
+        from numba.core import caching
+
+        cache_class = _group_cache_class(caching)
+        dispatcher._cache = cache_class(dispatcher.py_func)
+    except Exception:  # noqa: BLE001  (keep Numba's own cache)
+        return
+
+
+@functools.cache
+def _group_cache_class(caching):
+    def get_source_stamp(self):
+        return (super(type(self), self).get_source_stamp(), _group_stamp())
+
+    impl = caching.FunctionCache._impl_class
+    locators = [
+        type(f"Kernel{base.__name__}", (base,), {"get_source_stamp": get_source_stamp})
+        for base in impl._locator_classes
+    ]
+    kernel_impl = type("KernelCacheImpl", (impl,), {"_locator_classes": locators})
+    return type("KernelFunctionCache", (caching.FunctionCache,), {"_impl_class": kernel_impl})
 
 
 def ready(array: np.ndarray, dtype=None) -> np.ndarray:
@@ -127,70 +194,69 @@ def ready(array: np.ndarray, dtype=None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# float16 <-> float32 (NumPy's float16 casts run at 1 to 2 ns per element on this machine)
+# Scalar helpers for fused loops (branch-free, so loops using them vectorise once LLVM inlines them: it
+# does for a direct callee; ``inline=True`` helpers are inlined by Numba itself, for deeper call chains).
+# Numba has no float16 or bfloat16 type: half-precision values travel as their uint16 bit patterns.
+# Numba widens integer arithmetic to 64 bits, so every helper states its widths explicitly.
+
+_U32 = np.uint32
+_SUBNORMAL_UNIT = np.float32(2.0**-24)  # value of the float16 subnormal 0x0001
 
 
-@jit
-def _half_bits_to_float32(bits, out):
-    ob = out.view(np.uint32)
-    for i in range(bits.size):
-        h = np.uint32(bits[i])
-        sign = (h & np.uint32(0x8000)) << np.uint32(16)
-        exp = (h >> np.uint32(10)) & np.uint32(0x1F)
-        man = h & np.uint32(0x3FF)
-        if exp == 0x1F:  # inf / NaN (payload kept)
-            ob[i] = sign | np.uint32(0x7F800000) | (man << np.uint32(13))
-        elif exp != 0:
-            ob[i] = sign | ((exp + np.uint32(112)) << np.uint32(23)) | (man << np.uint32(13))
-        else:  # zero or subnormal: man * 2**-24, exact in float32
-            out[i] = np.float32(man) * np.float32(5.9604644775390625e-08)
-            ob[i] |= sign
+def _half_value(value):
+    """float16 bit pattern (uint16) -> float32 (exact; NaN payloads kept)."""
+    h = _U32(value)
+    magnitude = h & _U32(0x7FFF)
+    normal = _U32((magnitude << _U32(13)) + _U32(0x38000000))  # rebias the exponent by 127 - 15
+    special = _U32((magnitude << _U32(13)) | _U32(0x7F800000))  # inf / NaN
+    tiny = _U32(np.float32(np.float32(magnitude) * _SUBNORMAL_UNIT).view(np.uint32))  # zero or subnormal
+    r = special if magnitude >= _U32(0x7C00) else (tiny if magnitude < _U32(0x400) else normal)
+    return _U32(r | ((h & _U32(0x8000)) << _U32(16))).view(np.float32)
 
 
-@jit
-def _float32_to_half_bits(values, out):
-    vb = values.view(np.uint32)
-    for i in range(values.size):
-        f = vb[i]
-        sign = np.uint16((f >> np.uint32(16)) & np.uint32(0x8000))
-        a = f & np.uint32(0x7FFFFFFF)
-        if a >= np.uint32(0x7F800000):  # inf / NaN (quiet NaN kept quiet)
-            out[i] = sign | np.uint16(0x7C00) | np.uint16(0x200 if a > np.uint32(0x7F800000) else 0)
-        elif a >= np.uint32(0x477FF000):  # rounds to >= 65520: overflow to inf
-            out[i] = sign | np.uint16(0x7C00)
-        elif a >= np.uint32(0x38800000):  # normal half: round the 13 dropped bits to nearest even
-            r = a + np.uint32(0xFFF) + ((a >> np.uint32(13)) & np.uint32(1))
-            out[i] = sign | np.uint16((r - np.uint32(0x38000000)) >> np.uint32(13))
-        else:  # subnormal half or zero: value * 2**24 rounded to nearest even (exact float32 arithmetic)
-            x = values[i]
-            if x < 0:
-                x = -x
-            out[i] = sign | np.uint16(np.rint(x * np.float32(16777216.0)))
+def _bfloat16_value(value):
+    """bfloat16 bit pattern (int16: only the low 16 bits count) -> float32 (exact)."""
+    return _U32(_U32(value) << _U32(16)).view(np.float32)
 
 
-def half_to_float32(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """A float16 array as float32 (exact): a new C-contiguous array, or written into ``out`` (1-D, same size)."""
-    bits = ready(array).view(np.uint16).reshape(-1)
-    target = np.empty(bits.size, np.float32) if out is None else out
-    _half_bits_to_float32(bits, target)
-    return target.reshape(array.shape) if out is None else target
+def _float32_value(value):
+    return np.float32(value)
 
 
-def float32_to_half(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """A float32 array rounded to float16 (nearest even, overflow to inf), like ``astype(np.float16)``;
-    a new array, or written into ``out`` (a C-contiguous float16 array of the same size)."""
-    values = ready(array, np.float32).reshape(-1)
-    target = np.empty(values.size, np.float16) if out is None else out
-    _float32_to_half_bits(values, target.reshape(-1).view(np.uint16))
-    return target.reshape(np.shape(array)) if out is None else target
+def _same_value(value):
+    return value
 
 
-# ---------------------------------------------------------------------------------------------
+def _put_half(array, index, value):
+    """float32 -> float16 bits, rounded to nearest even, overflow to inf, NaN -> 0x7E00 (sign kept):
+    bit-identical to NumPy's ``astype(np.float16)`` except for NaN payloads (F. Giesen's method, as
+    ``_pointwise._store_f16``)."""
+    u = _U32(np.float32(value).view(np.uint32))
+    a = _U32(u & _U32(0x7FFFFFFF))
+    # normal results: drop 13 mantissa bits with round-half-even, rebias, clamp to inf (a >= 2**-14 here)
+    normal = min(_U32(_U32(a + ((a >> _U32(13)) & _U32(1)) + _U32(0xFFF) - _U32(0x38000000)) >> _U32(13)), _U32(0x7C00))
+    # subnormal results: adding 0.5 aligns the 10 mantissa bits and the FPU rounds to nearest even
+    tiny = _U32(_U32(np.float32(a.view(np.float32) + np.float32(0.5)).view(np.uint32)) - _U32(0x3F000000))
+    h = tiny if a < _U32(0x38800000) else normal
+    h = _U32(0x7E00) if a > _U32(0x7F800000) else h
+    array[index] = np.uint16(h | ((u >> _U32(16)) & _U32(0x8000)))
+
+
+def _put_bfloat16(array, index, value):
+    """float32 -> bfloat16 bits (int16), rounded to nearest even; NaN -> 0x7FC0 with its sign (as ml_dtypes)."""
+    u = _U32(np.float32(value).view(np.uint32))
+    rounded = _U32(_U32(u + _U32(0x7FFF) + ((u >> _U32(16)) & _U32(1))) >> _U32(16))
+    nan = _U32(((u >> _U32(16)) & _U32(0x8000)) | _U32(0x7FC0))
+    array[index] = np.int16(np.uint16(nan if (u & _U32(0x7FFFFFFF)) > _U32(0x7F800000) else rounded))
+
+
+def _put_float32(array, index, value):
+    array[index] = value
+
+
 # exp in float32, vectorisable: LLVM does not vectorise calls to libm's expf, so compiled loops that
 # need exp use this (Cephes' expf: range reduction by ln 2 split in two constants, a degree-6
 # polynomial; within 1 ulp of the correctly rounded result like NumPy's and PyTorch's SIMD exp).
-
-EXP_BLOCK = 2048
 _LOG2E = np.float32(1.4426950408889634)
 _LN2_HI = np.float32(0.693359375)
 _LN2_LO = np.float32(-2.12194440e-4)
@@ -200,29 +266,207 @@ _EXP_P = tuple(
 )
 
 
-@jit(fastmath={"contract"})
-def exp_block(t, out, bits, n):
-    """``out[:n] = exp(t[:n])`` for float32 ``t``; ``bits`` is an int32 scratch of shape ``(2, >= n)``.
-
-    NaN gives NaN, large arguments inf, very negative ones 0 (with gradual underflow)."""
-    e1 = bits[0]
-    e2 = bits[1]
+@jit(inline=True)
+def exp32(x):
+    """``exp(x)`` for a float32 ``x``: NaN gives NaN, large arguments inf, very negative ones 0 (with gradual
+    underflow). Inlined (LLVM does not inline compiled callees of callees, and a call keeps a loop from
+    vectorising); compiled with the caller's flags, hence written without relying on multiply-adds."""
     p0, p1, p2, p3, p4, p5 = _EXP_P
-    for i in range(n):
-        x = t[i]
-        x = np.float32(89.0) if x > np.float32(89.0) else x
-        x = np.float32(-104.0) if x < np.float32(-104.0) else x  # NaN passes both tests unchanged
-        k = np.floor(x * _LOG2E + np.float32(0.5))
-        k = np.float32(0.0) if k != k else k
-        r = x - k * _LN2_HI - k * _LN2_LO
-        z = r * r
-        out[i] = (((((p0 * r + p1) * r + p2) * r + p3) * r + p4) * r + p5) * z + r + np.float32(1.0)
-        ki = np.int32(k)
-        k1 = ki >> 1  # 2**k = 2**k1 * 2**(k - k1), both normal for k in [-150, 128]
-        e1[i] = (k1 + 127) << 23
-        e2[i] = (ki - k1 + 127) << 23
-    f1 = e1.view(np.float32)
-    f2 = e2.view(np.float32)
-    for i in range(n):
-        v = out[i] * f1[i] * f2[i]
-        out[i] = t[i] if t[i] != t[i] else v
+    c = np.float32(89.0) if x > np.float32(89.0) else x
+    c = np.float32(-104.0) if c < np.float32(-104.0) else c  # NaN passes both tests unchanged
+    k = np.floor(c * _LOG2E + np.float32(0.5))
+    k = np.float32(0.0) if k != k else k
+    r = c - k * _LN2_HI - k * _LN2_LO
+    z = r * r
+    y = (((((p0 * r + p1) * r + p2) * r + p3) * r + p4) * r + p5) * z + r + np.float32(1.0)
+    ki = np.int32(k)
+    k1 = np.int32(ki >> np.int32(1))  # 2**k = 2**k1 * 2**(k - k1), both normal for k in [-150, 128]
+    f1 = np.int32((k1 + np.int32(127)) << np.int32(23)).view(np.float32)
+    f2 = np.int32((ki - k1 + np.int32(127)) << np.int32(23)).view(np.float32)
+    v = y * f1 * f2
+    return x if x != x else v
+
+
+@jit
+def exp_array(x, out):
+    """``out[i] = exp32(x[i])`` (float32 arrays of the same size; for tests and block use)."""
+    for i in range(x.size):
+        out[i] = exp32(x[i])
+
+
+# tanh in float32, vectorisable (Cephes' tanhf): an odd polynomial below 0.625, else 1 - 2 / (exp(2|x|) + 1);
+# within 2 ulp of the correctly rounded result.
+_TANH_P = tuple(
+    np.float32(c) for c in (-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1)
+)
+
+
+@jit(inline=True)
+def tanh32(x):
+    """``tanh(x)`` for a float32 ``x`` (NaN gives NaN, +-inf gives +-1); both formulas are evaluated and one
+    is selected, so loops calling it vectorise."""
+    a = abs(x)
+    z = x * x
+    p0, p1, p2, p3, p4 = _TANH_P
+    small = (((((p0 * z + p1) * z + p2) * z + p3) * z + p4) * z) * x + x
+    small = x if a == np.float32(0.0) else small  # keeps the sign of zero
+    big = np.float32(1.0) - np.float32(2.0) / (exp32(min(a + a, np.float32(40.0))) + np.float32(1.0))
+    big = -big if x < np.float32(0.0) else big
+    return small if a < np.float32(0.625) else (x if x != x else big)
+
+
+# ---------------------------------------------------------------------------------------------
+# Storage-generic element access for compiled loops. Numba has no float16 or bfloat16 type, so a
+# half-precision array travels as its bit patterns with a tag in the integer type: float16 as uint16,
+# bfloat16 as int16 (:func:`storage`). The two functions below are resolved when a loop is compiled,
+# from the array's element type, so each specialisation of a loop converts without any run-time test.
+
+
+def storage(array: np.ndarray) -> np.ndarray:
+    """The array a compiled loop receives for ``array`` (FLOAT: itself; FLOAT16: a uint16 view; BFLOAT16:
+    an int16 view; other dtypes: itself). INT16/UINT16 data must not be passed to ``as_f32``/``put``."""
+    if array.dtype.itemsize == 2 and array.dtype.kind in "fV":
+        return array.view(np.uint16 if array.dtype == np.float16 else np.int16)
+    return array
+
+
+def as_f32(value):
+    """(compiled code only) The float32 value of one storage element: float32 as is, float16 bits (uint16)
+    and bfloat16 bits (int16) converted exactly; any other number converted with ``np.float32``."""
+    raise NotImplementedError("as_f32 is only available inside compiled loops")
+
+
+def as_value(value):
+    """(compiled code only) :func:`as_f32` for float storages (float32, uint16, int16); integers of other
+    types unchanged (so that comparisons with them stay exact)."""
+    raise NotImplementedError("as_value is only available inside compiled loops")
+
+
+def put(array, index, value):
+    """(compiled code only) ``array[index] = value`` for a float32 ``value``, rounded once to the storage of
+    ``array`` (float32, float16 bits as uint16, bfloat16 bits as int16; nearest even)."""
+    raise NotImplementedError("put is only available inside compiled loops")
+
+
+_OVERLOADS: list = []
+
+
+def _hardware_half() -> bool:
+    """True when LLVM converts float16 in hardware on this CPU (x86 F16C, any 64-bit Arm): then
+    ``fpext``/``fptrunc`` are used (IEEE, nearest even, exact like NumPy's casts; NaN payloads are quieted
+    instead of canonicalised); elsewhere the branch-free integer code above."""
+    import platform
+
+    import llvmlite.binding as llvm
+
+    if platform.machine().lower() in ("aarch64", "arm64"):
+        return True
+    try:
+        return "+f16c" in llvm.get_host_cpu_features().flatten().split(",")
+    except RuntimeError:  # features unknown
+        return False
+
+
+def _register_overloads() -> None:
+    if _OVERLOADS:
+        return
+    _OVERLOADS.append(True)
+    from llvmlite import ir
+    from numba import types as nt
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def half_bits_to_float(typingctx, value):
+        def codegen(context, builder, signature, args):
+            return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+
+        return nt.float32(nt.uint16), codegen
+
+    @intrinsic
+    def float_to_half_bits(typingctx, value):
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+
+        return nt.uint16(nt.float32), codegen
+
+    hardware = _hardware_half()
+
+    def half_value(value):
+        return half_bits_to_float(value)
+
+    def put_half(array, index, value):
+        array[index] = float_to_half_bits(np.float32(value))
+
+    def as_float(value):
+        if value == nt.uint16:
+            return half_value if hardware else _half_value
+        if value == nt.int16:
+            return _bfloat16_value
+        return _float32_value
+
+    def as_exact(value):
+        if value in (nt.uint16, nt.int16) or not isinstance(value, nt.Integer):
+            return as_float(value)
+        return _same_value
+
+    def store(array, index, value):
+        if array.dtype == nt.uint16:
+            return put_half if hardware else _put_half
+        if array.dtype == nt.int16:
+            return _put_bfloat16
+        return _put_float32
+
+    # Compiled as functions of their own, which LLVM inlines into the calling loop (Numba-level inlining
+    # of functions with conditional expressions trips a pedantic SSA check in Numba 0.68).
+    overload(as_f32)(as_float)
+    overload(as_value)(as_exact)
+    overload(put)(store)
+
+
+# Portable conversions (the code used where the CPU has no float16 conversions), for tests.
+soft_half_value = jit(_half_value)
+soft_put_half = jit(_put_half)
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole-array conversions (NumPy's float16 casts run at 1 to 2 ns per element on this machine)
+
+
+@jit
+def _convert(values, out):
+    """``out[i] = values[i]`` between storages (see :func:`storage`), through float32."""
+    for i in range(values.size):
+        put(out, i, as_f32(values[i]))
+
+
+def half_to_float32(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """A float16 array as float32 (exact): a new C-contiguous array, or written into ``out`` (1-D, same size)."""
+    bits = ready(array).view(np.uint16).reshape(-1)
+    target = np.empty(bits.size, np.float32) if out is None else out
+    _convert(bits, target)
+    return target.reshape(array.shape) if out is None else target
+
+
+def float32_to_half(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """A float32 array rounded to float16 (nearest even, overflow to inf), like ``astype(np.float16)``;
+    a new array, or written into ``out`` (a C-contiguous float16 array of the same size)."""
+    values = ready(array, np.float32).reshape(-1)
+    target = np.empty(values.size, np.float16) if out is None else out
+    _convert(values, target.reshape(-1).view(np.uint16))
+    return target.reshape(np.shape(array)) if out is None else target
+
+
+def bfloat16_to_float32(array: np.ndarray) -> np.ndarray:
+    """A bfloat16 array as a new float32 array (exact)."""
+    bits = ready(array).view(np.int16).reshape(-1)
+    target = np.empty(bits.size, np.float32)
+    _convert(bits, target)
+    return target.reshape(array.shape)
+
+
+def float32_to_bfloat16(array: np.ndarray, dtype) -> np.ndarray:
+    """A float32 array rounded to bfloat16 (``dtype``: ml_dtypes' bfloat16), like ``astype``; a new array."""
+    values = ready(array, np.float32).reshape(-1)
+    target = np.empty(values.size, dtype)
+    _convert(values, target.view(np.int16))
+    return target.reshape(np.shape(array))

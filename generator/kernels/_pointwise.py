@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import as_f32, as_value, put
 from generator.kernels._common import BFLOAT16
 from generator.runtime import rules
 
@@ -36,6 +38,9 @@ __all__ = [
     "blocked_map",
     "broadcast_shape",
     "compute_dtype",
+    "driver",
+    "fused",
+    "layout",
     "itemsize",
     "numel",
     "promote",
@@ -157,6 +162,10 @@ def to_dtype(array: np.ndarray, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if array.dtype == dtype:
         return array
+    if array.dtype == F32 and dtype in (F16, BFLOAT16) and array.size > BLOCK and _accel.enabled():
+        if dtype == F16:  # compiled conversions: one pass, same rounding
+            return _accel.float32_to_half(array)
+        return _accel.float32_to_bfloat16(array, dtype)
     flat = np.ascontiguousarray(array).reshape(-1)
     out = np.empty(flat.shape, dtype)
     for start in range(0, flat.size, BLOCK):
@@ -320,3 +329,216 @@ class _Runner:
             ob = self.out_buf[:n]
             self.fn(ins, ob, tmps)
             store(ob, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiled fused maps (``_accel``): one pass over the data, half types converted in registers.
+#
+# A kernel module writes its chain once more as a small compiled scalar function (next to the NumPy
+# chain, which stays the reference), binds it to a generic loop with :func:`driver` and calls
+# :func:`fused`; that returns None when the call does not qualify (Numba off, another dtype, a
+# non-contiguous or read-only input, a broadcast pattern other than the ones below) and the module then
+# runs :func:`blocked_map`.  The loops see the result as ``outer`` rows of ``inner`` elements; every input
+# is read in one of four modes: FULL (``o * inner + j``), PERIODIC (``j``: a trailing sub-shape repeated
+# over leading dims), ROW (``o``: a leading sub-shape constant along trailing dims) or SCALAR (``0``);
+# ``modes`` packs them (2 bits per input).  Arrays travel as ``_accel.storage`` views; a chain receives
+# float32 values and returns the float32 result, rounded once by ``_accel.put``.
+
+FULL, PERIODIC, ROW, SCALAR = 0, 1, 2, 3
+
+
+def _layout(shapes: tuple) -> tuple | None:
+    """``(shape, outer, inner, modes)`` of a broadcast, or None when it is not one of the four modes."""
+    shape = np.broadcast_shapes(*shapes)  # ValueError for incompatible shapes, as NumPy
+    n = math.prod(shape)
+    if n == 0:
+        return None
+    inner, modes = None, 0
+    for i, s in enumerate(shapes):
+        size = math.prod(s)
+        padded = (1,) * (len(shape) - len(s)) + tuple(s)
+        if size == n:
+            mode, split = FULL, None
+        elif size == 1:
+            mode, split = SCALAR, None
+        else:
+            first = next(k for k, d in enumerate(padded) if d != 1)
+            last = max(k for k, d in enumerate(padded) if d != 1) + 1
+            if padded[first:] == shape[first:]:
+                mode, split = PERIODIC, size
+            elif padded[:last] == shape[:last]:
+                mode, split = ROW, n // size
+            else:
+                return None
+        if split is not None:
+            if inner is not None and inner != split:
+                return None
+            inner = split
+        modes |= mode << (2 * i)
+    inner = n if inner is None else inner
+    return shape, n // inner, inner, modes
+
+
+_LAYOUTS: dict = {}
+
+
+def layout(shapes: tuple) -> tuple | None:
+    """Cached :func:`_layout` of a tuple of input shapes (ValueError for shapes that do not broadcast)."""
+    found = _LAYOUTS.get(shapes, False)
+    if found is False:
+        found = _layout(shapes)
+        if len(_LAYOUTS) > 512:
+            _LAYOUTS.clear()
+        _LAYOUTS[shapes] = found
+    return found
+
+
+_FUSED_DTYPES = (F32, F16, BFLOAT16)
+_SELECT_DTYPES = (F32, F16, BFLOAT16, np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int32), np.dtype(np.int64))
+_BITS = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+
+
+def fused(loop, inputs: Sequence[np.ndarray], result_dtype, params: tuple = (), *, select: bool = False):
+    """Run a compiled ``loop`` (from :func:`driver`) over the broadcast of ``inputs`` -> a new ``result_dtype``
+    array, or None when the call does not qualify (see above).  ``params`` is the chain's parameter tuple.
+
+    ``select=True``: the first input and the result share their dtype and travel as raw bit patterns
+    (exact selects such as ReLU's gradient: nothing is converted); integer dtypes are allowed there."""
+    if not _accel.enabled():
+        return None
+    result_dtype = np.dtype(result_dtype)
+    views = []
+    for i, a in enumerate(inputs):
+        flags = a.flags
+        if not (flags.c_contiguous and flags.aligned and flags.writeable):
+            return None
+        if select and i == 0:
+            if a.dtype != result_dtype or a.dtype not in _SELECT_DTYPES:
+                return None
+            views.append(a.reshape(-1).view(_BITS.get(a.dtype.itemsize, a.dtype)))
+        elif a.dtype in _FUSED_DTYPES or (select and a.dtype in _SELECT_DTYPES):
+            views.append(_accel.storage(a.reshape(-1)))
+        else:
+            return None
+    if not select and result_dtype not in _FUSED_DTYPES:
+        return None
+    found = layout(tuple(a.shape for a in inputs))
+    if found is None:
+        return None
+    shape, outer, inner, modes = found
+    out = np.empty(shape, result_dtype)
+    flat = out.reshape(-1)
+    flat = flat.view(_BITS.get(result_dtype.itemsize, result_dtype)) if select else _accel.storage(flat)
+    loop(*views, flat, modes, outer, inner, params)
+    return out
+
+
+def driver(chain, arity: int, *, select: bool = False, contract: bool = False):
+    """The generic compiled loop for ``arity`` inputs bound to ``chain`` (an ``_accel.jit(inline=True)``
+    scalar function ``chain(v1, ..., params) -> float32``; with ``select``: ``chain(x, params) -> bool``,
+    True where the lane is zeroed, ``x`` being the second input).
+
+    ``contract=True`` lets LLVM fuse multiply-adds (for chains evaluating ``exp32``/``tanh32`` polynomials:
+    about 25% faster, results within the same ulp bounds); no other fast-math flag is ever used."""
+    if select:
+        generic = _select2
+    else:
+        generic = {1: _map1, 2: _map2, 3: _map3}[arity]
+    name = f"{chain.py_func.__module__}.{chain.py_func.__qualname__}"
+    return generic.bound(name, fastmath={"contract"} if contract else False, CHAIN=chain)
+
+
+def CHAIN(*args):  # noqa: N802  (placeholder bound by ``driver``)
+    raise NotImplementedError("a generic loop must be bound to a chain with driver()")
+
+
+@_accel.jit
+def _map1(a, out, modes, outer, inner, params):
+    for o in range(outer):
+        dst = out[o * inner : (o + 1) * inner]
+        if modes & 3 < 2:
+            sa = a[o * inner : (o + 1) * inner] if modes & 3 == 0 else a[:inner]
+            for j in range(inner):
+                put(dst, j, CHAIN(as_f32(sa[j]), params))
+        else:
+            v = CHAIN(as_f32(a[o if modes & 3 == 2 else 0]), params)
+            for j in range(inner):
+                put(dst, j, v)
+
+
+@_accel.jit
+def _map2(a, b, out, modes, outer, inner, params):
+    ma, mb = modes & 3, (modes >> 2) & 3
+    for o in range(outer):
+        lo, hi = o * inner, (o + 1) * inner
+        dst = out[lo:hi]
+        sa = a[lo:hi] if ma == 0 else a[:inner]  # used when ma < 2
+        sb = b[lo:hi] if mb == 0 else b[:inner]
+        ca = as_f32(a[o if ma == 2 else 0])  # used when ma >= 2
+        cb = as_f32(b[o if mb == 2 else 0])
+        if ma < 2 and mb < 2:
+            for j in range(inner):
+                put(dst, j, CHAIN(as_f32(sa[j]), as_f32(sb[j]), params))
+        elif ma < 2:
+            for j in range(inner):
+                put(dst, j, CHAIN(as_f32(sa[j]), cb, params))
+        elif mb < 2:
+            for j in range(inner):
+                put(dst, j, CHAIN(ca, as_f32(sb[j]), params))
+        else:
+            v = CHAIN(ca, cb, params)
+            for j in range(inner):
+                put(dst, j, v)
+
+
+@_accel.jit
+def _map3(a, b, c, out, modes, outer, inner, params):
+    ma, mb, mc = modes & 3, (modes >> 2) & 3, (modes >> 4) & 3
+    for o in range(outer):
+        lo, hi = o * inner, (o + 1) * inner
+        dst = out[lo:hi]
+        sa = a[lo:hi] if ma == 0 else a[:inner]
+        sb = b[lo:hi] if mb == 0 else b[:inner]
+        sc = c[lo:hi] if mc == 0 else c[:inner]
+        ca = as_f32(a[o if ma == 2 else 0])
+        cb = as_f32(b[o if mb == 2 else 0])
+        cc = as_f32(c[o if mc == 2 else 0])
+        if ma < 2 and mb < 2 and mc < 2:
+            for j in range(inner):
+                put(dst, j, CHAIN(as_f32(sa[j]), as_f32(sb[j]), as_f32(sc[j]), params))
+        elif ma >= 2 and mb < 2 and mc < 2:  # a scalar gradient ('mean' / 'sum' losses)
+            for j in range(inner):
+                put(dst, j, CHAIN(ca, as_f32(sb[j]), as_f32(sc[j]), params))
+        else:  # other mixes: one element at a time
+            for j in range(inner):
+                va = as_f32(sa[j]) if ma < 2 else ca
+                vb = as_f32(sb[j]) if mb < 2 else cb
+                vc = as_f32(sc[j]) if mc < 2 else cc
+                put(dst, j, CHAIN(va, vb, vc, params))
+
+
+@_accel.jit
+def _select2(g, x, out, modes, outer, inner, params):
+    """``out = 0 if CHAIN(x) else g`` on raw bit patterns (``g`` and ``out`` share a storage type)."""
+    mg, mx = modes & 3, (modes >> 2) & 3
+    for o in range(outer):
+        lo, hi = o * inner, (o + 1) * inner
+        dst = out[lo:hi]
+        sg = g[lo:hi] if mg == 0 else g[:inner]
+        sx = x[lo:hi] if mx == 0 else x[:inner]
+        cg = g[o if mg == 2 else 0]
+        cx = as_value(x[o if mx == 2 else 0])
+        if mg < 2 and mx < 2:
+            for j in range(inner):
+                dst[j] = 0 if CHAIN(as_value(sx[j]), params) else sg[j]
+        elif mg < 2:
+            drop = CHAIN(cx, params)
+            for j in range(inner):
+                dst[j] = 0 if drop else sg[j]
+        elif mx < 2:
+            for j in range(inner):
+                dst[j] = 0 if CHAIN(as_value(sx[j]), params) else cg
+        else:
+            v = 0 if CHAIN(cx, params) else cg
+            for j in range(inner):
+                dst[j] = v

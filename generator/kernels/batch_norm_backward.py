@@ -62,6 +62,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import as_f32, put
 from generator.kernels._common import FLOAT_DTYPES, Cost
 
 __all__ = ["batch_norm_backward", "cost"]
@@ -181,6 +183,9 @@ def batch_norm_backward(
     if not (want_dx or want_dw or want_db):
         return None, None, None
 
+    fast = _compiled(grad_out, x_in, channels_last, w, mu, invstd, training, want_dx, want_dw, want_db, wg_dtype)
+    if fast is not None:
+        return fast
     # Channels-first rows: (N*C, S), row r belongs to channel r % C.
     if channels_last:
         g4 = np.moveaxis(grad_out, -1, 1)
@@ -237,6 +242,73 @@ def batch_norm_backward(
         dw = (sum_gx * invstd).astype(_F32).astype(wg_dtype) if want_dw else None
         db = sum_g.astype(_F32).astype(wg_dtype) if want_db else None
     return dx, dw, db
+
+
+def _compiled(grad_out, x_in, channels_last, w, mu, invstd, training, want_dx, want_dw, want_db, wg_dtype):
+    """The same two passes compiled (``_accel``): no float32 copies of half inputs, no temporaries; per-channel
+    sums in float64 (``sum(g * (x - mu))`` of the float32 products), ``gradInput`` with the NumPy path's
+    float32 operations in the same order.  None when the call does not qualify (Numba off, channels-last,
+    a non-contiguous or read-only input)."""
+    if not _accel.enabled() or channels_last:
+        return None
+    for a in (grad_out, x_in):
+        if not (a.flags.c_contiguous and a.flags.aligned and a.flags.writeable):
+            return None
+    n, channels = int(x_in.shape[0]), int(x_in.shape[1])
+    s = x_in.size // (n * channels)
+    g, x = _accel.storage(grad_out.reshape(-1)), _accel.storage(x_in.reshape(-1))
+    sum_g = np.zeros(channels, np.float64)
+    sum_gx = np.zeros(channels, np.float64)
+    with np.errstate(all="ignore"):
+        if want_dw or want_db or (want_dx and training):
+            _sums_compiled(g, x, mu, n, channels, s, sum_g, sum_gx)
+        dx = None
+        if want_dx:
+            scale = (w * invstd).astype(_F32)
+            coef_x = np.zeros(channels, _F32)
+            const = np.zeros(channels, _F32)
+            if training:  # the NumPy path's coefficients
+                count = n * s
+                coef_x = (scale.astype(np.float64) * invstd * invstd * (sum_gx / count)).astype(_F32)
+                const = (-scale.astype(np.float64) * (sum_g / count)).astype(_F32)
+            dx = np.empty(x_in.shape, x_in.dtype)
+            _dx_compiled(g, x, mu, scale, coef_x, const, n, channels, s, training, _accel.storage(dx.reshape(-1)))
+        dw = (sum_gx * invstd).astype(_F32).astype(wg_dtype) if want_dw else None
+        db = sum_g.astype(_F32).astype(wg_dtype) if want_db else None
+    return dx, dw, db
+
+
+@_accel.jit(fastmath={"reassoc"})
+def _sums_compiled(g, x, mu, n, channels, s, sum_g, sum_gx):
+    """``sum_g[c] += sum(g)``, ``sum_gx[c] += sum(g * (x - mu[c]))`` over rows ``(b, c)`` of ``s`` elements
+    (float64 sums in any order: ``reassoc`` lets them vectorise; the float32 terms are exact as in NumPy)."""
+    for b in range(n):
+        for c in range(channels):
+            base = (b * channels + c) * s
+            m = mu[c]
+            acc_g = 0.0
+            acc_gx = 0.0
+            for j in range(s):
+                gv = as_f32(g[base + j])
+                acc_g += np.float64(gv)
+                acc_gx += np.float64(gv * (as_f32(x[base + j]) - m))
+            sum_g[c] += acc_g
+            sum_gx[c] += acc_gx
+
+
+@_accel.jit
+def _dx_compiled(g, x, mu, scale, coef_x, const, n, channels, s, training, out):
+    """``gradInput = (g*A - (x - mu)*B) + C0`` (training) or ``g*A`` (eval), float32, rounded once."""
+    for b in range(n):
+        for c in range(channels):
+            base = (b * channels + c) * s
+            a, m, cb, c0 = scale[c], mu[c], coef_x[c], const[c]
+            if training:
+                for j in range(s):
+                    put(out, base + j, (as_f32(g[base + j]) * a - (as_f32(x[base + j]) - m) * cb) + c0)
+            else:
+                for j in range(s):
+                    put(out, base + j, as_f32(g[base + j]) * a)
 
 
 def cost(

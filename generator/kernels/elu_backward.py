@@ -41,8 +41,9 @@ from __future__ import annotations
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import EXP_BLOCK, exp_block
+from generator.kernels._accel import exp32
 from generator.kernels._common import Cost, check_float, from_compute, to_compute
+from generator.kernels._pointwise import driver, fused
 
 __all__ = ["cost", "elu_backward"]
 
@@ -86,8 +87,10 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
         neg_mul, neg_add = f32(input_scale) * f32(alpha) * f32(scale), f32(0)
     exp_scale = f32(input_scale)
     size = grad_output.size
-    if _accel.enabled() and size:
-        return _compiled_path(grad_output, self_or_result, pos, neg_mul, neg_add, exp_scale, is_result)
+    loop = _FUSED_RESULT if is_result else _FUSED_INPUT
+    out = fused(loop, (grad_output, self_or_result), dtype, (pos, neg_mul, neg_add, exp_scale))
+    if out is not None:
+        return out
     if size <= _BLOCK:  # one block: the fewest NumPy calls (small calls are dominated by call overhead)
         g, x = to_compute(grad_output), to_compute(self_or_result)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -134,51 +137,24 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return out.reshape(grad_output.shape)
 
 
-@_accel.jit
-def _elu_compiled(g, x, out, pos, neg_mul, neg_add, exp_scale, is_result):
-    """The NumPy formulas fused in one pass (``exp`` is ``_accel.exp_block``: within 1 ulp like NumPy's).
-
-    The coefficients arrive as Python floats holding float32 values (cheaper to pass than NumPy scalars)."""
-    pos, neg_mul, neg_add, exp_scale = np.float32(pos), np.float32(neg_mul), np.float32(neg_add), np.float32(exp_scale)
-    n = x.size
-    if is_result:
-        for i in range(n):
-            t = (x[i] + neg_add) * neg_mul
-            out[i] = (t if x[i] <= 0 else pos) * g[i]
-        return
-    block = EXP_BLOCK
-    t = np.empty(block, np.float32)
-    e = np.empty(block, np.float32)
-    bits = np.empty((2, block), np.int32)
-    for start in range(0, n, block):
-        m = min(block, n - start)
-        xs, gs, os = x[start : start + m], g[start : start + m], out[start : start + m]  # slices vectorise
-        for i in range(m):
-            t[i] = xs[i] * exp_scale
-        exp_block(t, e, bits, m)
-        for i in range(m):
-            v = e[i] * neg_mul
-            os[i] = (v if xs[i] <= 0 else pos) * gs[i]
+@_accel.jit(inline=True)
+def _chain_input(g, x, params):
+    """``is_result`` false, one element: the NumPy formulas fused (``exp32`` for ``np.exp``: within 1 ulp)."""
+    pos, neg_mul, neg_add, exp_scale = params
+    t = exp32(x * exp_scale) * neg_mul
+    return (t if x <= np.float32(0.0) else pos) * g
 
 
-def _compiled_path(grad_output, self_or_result, pos, neg_mul, neg_add, exp_scale, is_result):
-    pos, neg_mul, neg_add, exp_scale = float(pos), float(neg_mul), float(neg_add), float(exp_scale)  # exact
-    g = _accel.ready(grad_output).reshape(-1)
-    x = _accel.ready(self_or_result).reshape(-1)
-    dtype = grad_output.dtype
-    if dtype == np.float32:
-        out = np.empty(g.size, np.float32)
-        _elu_compiled(g, x, out, pos, neg_mul, neg_add, exp_scale, is_result)
-        return out.reshape(grad_output.shape)
-    out = np.empty(g.size, dtype)  # half types: one float32 block at a time
-    gbuf, xbuf, obuf = (np.empty(min(_BLOCK, g.size), np.float32) for _ in range(3))
-    for start in range(0, g.size, _BLOCK):
-        stop = min(start + _BLOCK, g.size)
-        n = stop - start
-        _elu_compiled(_load(g[start:stop], gbuf), _load(x[start:stop], xbuf), obuf[:n], pos, neg_mul, neg_add,
-                      exp_scale, is_result)  # fmt: skip
-        _store(obuf[:n], out[start:stop])
-    return out.reshape(grad_output.shape)
+@_accel.jit(inline=True)
+def _chain_result(g, x, params):
+    """``is_result`` true, one element (bit-identical to the NumPy path)."""
+    pos, neg_mul, neg_add, exp_scale = params
+    t = (x + neg_add) * neg_mul
+    return (t if x <= np.float32(0.0) else pos) * g
+
+
+_FUSED_INPUT = driver(_chain_input, 2, contract=True)
+_FUSED_RESULT = driver(_chain_result, 2)
 
 
 def _load(block: np.ndarray, buf: np.ndarray | None) -> np.ndarray:

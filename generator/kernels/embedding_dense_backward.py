@@ -38,12 +38,16 @@ Readings chosen where sources are silent
 Implementation: rows are processed in blocks of about 256 Ki elements: a stable argsort of the block's
 indices, a gather of its rows into a float32 buffer, ``np.add.reduceat`` over runs of equal indices and one
 fancy-indexed ``+=`` of the run sums into the float32 result.  Extra memory is the result plus one block.
+With the compiled helpers (``_accel``) the rows are instead added one by one in row order, straight from
+``grad`` (half types converted in registers): the same float32 sums up to their order.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import as_f32
 from generator.kernels._common import FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import F32, acl_name, numel, to_dtype, widen
 
@@ -108,19 +112,32 @@ def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad
     grad2 = grad.reshape(rows, dim)
     step = max(1, _ROWS_ELEMENTS // dim)
     with np.errstate(all="ignore"):
-        for start in range(0, rows, step):
-            block_idx = idx[start : start + step]
-            order = np.argsort(block_idx, kind="stable")
-            sorted_idx = block_idx[order]
-            values = widen(grad2[start : start + step][order])
-            heads = np.flatnonzero(np.concatenate(([True], sorted_idx[1:] != sorted_idx[:-1])))
-            out[sorted_idx[heads]] += np.add.reduceat(values, heads, axis=0)
+        if _accel.enabled():  # compiled: rows added in order straight from grad (no sort, no float32 copy)
+            _scatter_rows(_accel.storage(_accel.ready(grad2)), idx, out)
+        else:
+            for start in range(0, rows, step):
+                block_idx = idx[start : start + step]
+                order = np.argsort(block_idx, kind="stable")
+                sorted_idx = block_idx[order]
+                values = widen(grad2[start : start + step][order])
+                heads = np.flatnonzero(np.concatenate(([True], sorted_idx[1:] != sorted_idx[:-1])))
+                out[sorted_idx[heads]] += np.add.reduceat(values, heads, axis=0)
         if scale:
             counts = np.bincount(idx, minlength=num_weights).astype(F32)
             np.divide(out, counts[:, None], out=out, where=counts[:, None] > 0)
     if 0 <= padding_idx < num_weights:
         out[padding_idx] = 0
     return to_dtype(out, dtype)
+
+
+@_accel.jit
+def _scatter_rows(grad, idx, out):
+    """``out[idx[r]] += grad[r]`` in row order, in float32 (``grad`` as an ``_accel.storage`` array)."""
+    for r in range(idx.size):
+        dst = out[idx[r]]
+        src = grad[r]
+        for j in range(src.size):
+            dst[j] += as_f32(src[j])
 
 
 def cost(grad, indices, num_weights, padding_idx, scale_grad_by_freq, *, product=None) -> Cost:

@@ -43,8 +43,21 @@ import math
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import tanh32
 from generator.kernels._common import Cost
-from generator.kernels._pointwise import BLOCK, F32, acl_name, blocked_map, broadcast_shape, itemsize, numel, promote
+from generator.kernels._pointwise import (
+    BLOCK,
+    F32,
+    acl_name,
+    blocked_map,
+    broadcast_shape,
+    driver,
+    fused,
+    itemsize,
+    numel,
+    promote,
+)
 
 __all__ = ["cost", "gelu_backward"]
 
@@ -86,6 +99,24 @@ def _chain(blocks, out, tmps) -> None:
     np.multiply(out, g, out=out)
 
 
+_C1 = np.float32(_BETA * _KAPPA)
+_C2 = np.float32(_BETA)
+_C3 = np.float32(0.5 * _BETA * 3.0 * _KAPPA)
+_C4 = np.float32(0.5 * _BETA)
+
+
+@_accel.jit(inline=True)
+def _fused_chain(g, x, params):
+    """:func:`_chain` for one element (same float32 operations in the same order; ``tanh32`` for ``np.tanh``)."""
+    a = x * x
+    t = tanh32((a * _C1 + _C2) * x)
+    right = ((a * _C3 + _C4) * x) * (np.float32(1.0) - t * t)
+    return ((t * np.float32(0.5) + np.float32(0.5)) + right) * g
+
+
+_FUSED = driver(_fused_chain, 2, contract=True)
+
+
 def gelu_backward(grad_output, self) -> np.ndarray:
     """Gradient of the tanh-approximated GELU; see the module docstring."""
     grad_output = np.asarray(grad_output)
@@ -93,6 +124,9 @@ def gelu_backward(grad_output, self) -> np.ndarray:
     if grad_output.ndim > 8 or self.ndim > 8:
         raise ValueError("grad_output and self must have at most 8 dimensions")
     dtype = _result_dtype(grad_output, self)
+    out = fused(_FUSED, (grad_output, self), dtype)
+    if out is not None:
+        return out
     with np.errstate(all="ignore"):
         return blocked_map(_chain, [grad_output, self], dtype, compute=F32, scratch=2)
 

@@ -34,10 +34,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F32, blocked_map, numel, zero_where
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, driver, fused, numel, zero_where
 
 __all__ = ["cost", "hardtanh_backward"]
+
+
+@_accel.jit(inline=True)
+def _drop(x, params):
+    """True where the gradient is zeroed (``x`` in float32, the bounds as float32)."""
+    lo, hi = params
+    return (x <= lo) | (x >= hi)
+
+
+_FUSED = driver(_drop, 2, select=True)
 
 
 def hardtanh_backward(grad_output, self, min, max) -> np.ndarray:  # noqa: A002  (doc names)
@@ -55,6 +66,9 @@ def hardtanh_backward(grad_output, self, min, max) -> np.ndarray:  # noqa: A002 
         raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs self {self.shape}")
     lo, hi = np.float32(float(min)), np.float32(float(max))
     dtype = grad_output.dtype
+    out = fused(_FUSED, (grad_output, self), dtype, (lo, hi), select=True)
+    if out is not None:
+        return out
 
     def chain(blocks, out, tmps) -> None:
         g, x = blocks

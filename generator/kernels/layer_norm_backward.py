@@ -46,6 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import as_f32, put
 from generator.kernels._common import FLOAT_DTYPES, Cost
 
 __all__ = ["cost", "layer_norm_backward"]
@@ -130,6 +132,10 @@ def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_op
     if bias_optional is not None and np.asarray(bias_optional).size != n:
         raise ValueError(f"bias_optional must hold {n} elements, got shape {np.asarray(bias_optional).shape}")
 
+    fast = _compiled(grad_out, input, mean, rstd, weight_optional, m, n, want_dx, want_dw, want_db)
+    if fast is not None:
+        dx, dw, db = fast
+        return dx, (None if dw is None else dw.reshape(param_shape)), (None if db is None else db.reshape(param_shape))
     g = np.ascontiguousarray(grad_out, dtype=compute).reshape(m, n)
     x = np.ascontiguousarray(input, dtype=compute).reshape(m, n)
     mu = np.ascontiguousarray(mean, dtype=compute).reshape(m, 1)
@@ -173,6 +179,83 @@ def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_op
     out_dw = dw_acc.astype(compute).reshape(param_shape) if want_dw else None
     out_db = db_acc.astype(compute).reshape(param_shape) if want_db else None
     return out_dx, out_dw, out_db
+
+
+def _compiled(grad_out, input, mean, rstd, weight, m, n, want_dx, want_dw, want_db):  # noqa: A002
+    """The same computation compiled (``_accel``), one row at a time (the row stays in cache between its two
+    passes): no float32 copies of half inputs, no temporaries; row and column sums in float64.  None when
+    the call does not qualify (Numba off, float64, a non-contiguous or read-only input)."""
+    if not _accel.enabled() or input.dtype == _FLOAT64:
+        return None
+    for a in (grad_out, input):
+        if not (a.flags.c_contiguous and a.flags.aligned and a.flags.writeable):
+            return None
+    f32 = np.float32
+    mu = np.ascontiguousarray(mean, dtype=f32).reshape(m)
+    rs = np.ascontiguousarray(rstd, dtype=f32).reshape(m)
+    w = np.ones(n, f32) if weight is None else np.ascontiguousarray(weight, dtype=f32).reshape(n)
+    dx = np.empty(input.shape, input.dtype) if want_dx else np.empty(0, input.dtype)
+    dw = np.zeros(n, np.float64)
+    db = np.zeros(n, np.float64)
+    g, x = _accel.storage(grad_out.reshape(-1)), _accel.storage(input.reshape(-1))
+    with np.errstate(all="ignore"):
+        _rows_compiled(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, _accel.storage(dx.reshape(-1)), dw, db)
+    return (
+        dx if want_dx else None,
+        dw.astype(f32) if want_dw else None,
+        db.astype(f32) if want_db else None,
+    )
+
+
+@_accel.jit(fastmath={"reassoc"})
+def _row_sums(g, x, w, mu):
+    """One row: ``(sum(g*w), sum(g*(x - mu)*w))`` in float64 (sums in any order: ``reassoc`` lets them
+    vectorise; the float32 terms are exact as in NumPy)."""
+    a = 0.0
+    b = 0.0
+    for j in range(w.size):
+        gv = as_f32(g[j])
+        a += np.float64(gv * w[j])
+        b += np.float64((gv * (as_f32(x[j]) - mu)) * w[j])
+    return a, b
+
+
+_FLUSH = 64  # rows summed in float32 before the column sums are added to their float64 totals (as NumPy's blocks)
+
+
+@_accel.jit
+def _rows_compiled(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, dx, dw, db):
+    """Per row: the column sums ``dw += rstd*g*(x - mean)`` and ``db += g`` (float32 over at most ``_FLUSH``
+    rows, then float64), the row sums (:func:`_row_sums`) and ``gradInput = ((g*w)*rstd + (x - mean)*k1) + k0``
+    with the NumPy path's per-row coefficients, rounded once.  Loops run over row slices without branches,
+    so LLVM vectorises them."""
+    inv_n = 1.0 / n
+    dw32 = np.zeros(n, np.float32)
+    db32 = np.zeros(n, np.float32)
+    for i in range(m):
+        gs, xs = g[i * n : (i + 1) * n], x[i * n : (i + 1) * n]
+        mi, ri = mu[i], rs[i]
+        if want_dw:
+            for j in range(n):
+                dw32[j] += ri * (as_f32(gs[j]) * (as_f32(xs[j]) - mi))
+        if want_db:
+            for j in range(n):
+                db32[j] += as_f32(gs[j])
+        if (i + 1) % _FLUSH == 0 or i == m - 1:
+            for j in range(n):
+                dw[j] += np.float64(dw32[j])
+                db[j] += np.float64(db32[j])
+                dw32[j] = np.float32(0.0)
+                db32[j] = np.float32(0.0)
+        if not want_dx:
+            continue
+        a, b = _row_sums(gs, xs, w, mi)
+        r64 = np.float64(ri)
+        k1 = np.float32(-(r64 * r64) * (r64 * b) * inv_n)
+        k0 = np.float32(-r64 * a * inv_n)
+        ds = dx[i * n : (i + 1) * n]
+        for j in range(n):
+            put(ds, j, ((as_f32(gs[j]) * w[j]) * ri + (as_f32(xs[j]) - mi) * k1) + k0)
 
 
 def cost(grad_out, input, normalized_shape, mean, rstd, weight_optional, bias_optional, output_mask) -> Cost:  # noqa: A002

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import Cost
 from generator.kernels._pointwise import (
     BLOCK,
@@ -44,6 +45,8 @@ from generator.kernels._pointwise import (
     blocked_map,
     broadcast_shape,
     compute_dtype,
+    driver,
+    fused,
     itemsize,
     numel,
 )
@@ -52,6 +55,15 @@ from generator.kernels._pointwise import promote as promote_dtypes
 __all__ = ["cost", "leaky_relu_backward"]
 
 _SUPPORTED = ("FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16")
+
+
+@_accel.jit(inline=True)
+def _fused_chain(g, x, params):
+    """The chain for one element in float32: ``g * slope`` where ``x <= 0`` or NaN, ``g`` elsewhere."""
+    return g if x > np.float32(0.0) else g * params[0]
+
+
+_FUSED = driver(_fused_chain, 2)
 
 
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result) -> np.ndarray:
@@ -66,8 +78,12 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result) -> np
     if bool(self_is_result) and float(negative_slope) < 0:
         raise ValueError("negative_slope must be >= 0 when self_is_result is true")
     dtype = promote_dtypes(grad_output.dtype, self.dtype)
+    slope32 = float(np.float32(float(negative_slope)))
+    out = fused(_FUSED, (grad_output, self), dtype, (np.float32(slope32),))
+    if out is not None:
+        return out
     compute = compute_dtype(dtype)
-    slope = compute.type(np.float32(float(negative_slope)))
+    slope = compute.type(slope32)
 
     def chain(blocks, out, tmps) -> None:
         g, x = blocks

@@ -333,42 +333,47 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
 
-# Trailing-zero count of a 32-bit word with one bit set: _DEBRUIJN[(bit * 0x077CB531 mod 2**32) >> 27]
-# (a module-level array: Numba freezes it as a constant instead of building it at every call).
-_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # fmt: skip
-
-
 @_accel.jit
 def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
-    """Compiled bit-mask backward: the same float32 sums in the same order (window cell ``k`` outermost, so
-    every input cell receives its contributions in increasing ``k``) as the NumPy path, but it visits only
-    the set bits (lowest first, via a de Bruijn count of trailing zeros) and needs no temporaries."""
+    """Compiled bit-mask backward, one channel plane at a time (the plane and its gradient stay in cache):
+    every in-bounds window cell adds ``g`` where its bit is set and ``+0.0`` elsewhere, window cell ``k``
+    outermost: exactly the NumPy path's float32 sums, in the same order, without temporaries.  The select
+    is a mask on the bit pattern of ``g`` (not ``g * bit``: inf/NaN must not leak; no branch either), and
+    indices are unsigned, so the row loops vectorise."""
     n, c1, kk, _ = words.shape
     c, ho, wo = g.shape[1], g.shape[2], g.shape[3]
     h, w = out.shape[2], out.shape[3]
+    u = np.uint64
     for b in range(n):
-        for cb in range(c1):
+        for ch in range(c):
+            cb = ch // 16
+            lane = np.uint32(ch - cb * 16)
+            gp = g[b, ch].reshape(-1).view(np.uint32)
+            op = out[b, ch].reshape(-1)
             for k in range(kk):
                 i = k // kw
                 j = k - i * kw
-                for t in range(ho * wo):
-                    word = np.uint32(words[b, cb, k, t])
-                    if word == 0:
-                        continue
-                    oh = t // wo
-                    ow = t - oh * wo
-                    hh = oh * sh - ph + i
-                    ww = ow * sw - pw + j
-                    if hh < 0 or hh >= h or ww < 0 or ww >= w:
-                        continue
-                    while word != 0:
-                        low = word & (np.uint32(0) - word)
-                        lane = _DEBRUIJN[((low * np.uint32(0x077CB531)) & np.uint32(0xFFFFFFFF)) >> np.uint32(27)]
-                        word ^= low
-                        ch = cb * 16 + lane
-                        if ch < c:
-                            out[b, ch, hh, ww] += g[b, ch, oh, ow]
+                row = words[b, cb, k]
+                oh_lo = 0
+                while oh_lo < ho and oh_lo * sh - ph + i < 0:
+                    oh_lo += 1
+                oh_hi = ho
+                while oh_hi > oh_lo and (oh_hi - 1) * sh - ph + i >= h:
+                    oh_hi -= 1
+                ow_lo = 0
+                while ow_lo < wo and ow_lo * sw - pw + j < 0:
+                    ow_lo += 1
+                ow_hi = wo
+                while ow_hi > ow_lo and (ow_hi - 1) * sw - pw + j >= w:
+                    ow_hi -= 1
+                for oh in range(oh_lo, oh_hi):
+                    t0 = u(oh * wo + ow_lo)
+                    d0 = u((oh * sh - ph + i) * w + ow_lo * sw - pw + j)
+                    step = u(sw)
+                    for q in range(ow_hi - ow_lo):
+                        t = t0 + u(q)
+                        keep = np.uint32(0) - ((np.uint32(row[t]) >> lane) & np.uint32(1))  # all ones or zero
+                        op[d0 + u(q) * step] += np.uint32(gp[t] & keep).view(np.float32)  # g or +0.0
 
 
 def _key(values) -> tuple:

@@ -33,12 +33,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, numel
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, driver, fused, numel
 
 __all__ = ["cost", "mse_loss_backward"]
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+@_accel.jit(inline=True)
+def _fused_chain(g, x, y, params):
+    """The chain for one element (float32, same order: ``((x - y) * scale) * g``)."""
+    return ((x - y) * params[0]) * g
+
+
+_FUSED = driver(_fused_chain, 3)
 
 
 def mse_loss_backward(grad_output, self, target, reduction) -> np.ndarray:
@@ -56,6 +66,9 @@ def mse_loss_backward(grad_output, self, target, reduction) -> np.ndarray:
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be 0 (none), 1 (mean) or 2 (sum), got {reduction}")
     scale = np.float32(2.0 / self.size) if reduction == 1 and self.size else np.float32(2.0)
+    out = fused(_FUSED, (grad_output, self, target), self.dtype, (scale,))
+    if out is not None:
+        return out
 
     def chain(blocks, out, tmps) -> None:
         g, x, y = blocks

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import exp32
 from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, numel
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, driver, fused, numel
 
 __all__ = ["cost", "silu_backward"]
 
@@ -50,6 +52,17 @@ def _chain(blocks, out, tmps) -> None:
     np.multiply(s, out, out=out)  # (g * s) * (1 + x * (1 - s)), PyTorch's association
 
 
+@_accel.jit(inline=True)
+def _fused_chain(g, x, params):
+    """:func:`_chain` for one element (same float32 operations in the same order; ``exp32`` for ``np.exp``)."""
+    one = np.float32(1.0)
+    s = one / (exp32(-x) + one)
+    return (g * s) * ((one - s) * x + one)
+
+
+_FUSED = driver(_fused_chain, 2, contract=True)
+
+
 def silu_backward(grad_output, self) -> np.ndarray:
     """Gradient of SiLU (swish with beta 1); see the module docstring."""
     grad_output = np.asarray(grad_output)
@@ -60,6 +73,9 @@ def silu_backward(grad_output, self) -> np.ndarray:
         if array.ndim > 8:
             raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
     dtype = grad_output.dtype if grad_output.dtype == self.dtype else F32
+    out = fused(_FUSED, (grad_output, self), dtype)
+    if out is not None:
+        return out
     with np.errstate(all="ignore"):
         return blocked_map(_chain, [grad_output, self], dtype, compute=F32, scratch=1)
 

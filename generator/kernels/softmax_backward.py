@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import as_f32, put
 from generator.kernels._common import FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import BLOCK, F32, numel, store, widen
 
@@ -76,6 +78,11 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
         shape3 = (1, 1, 1)
     else:
         shape3 = (numel(shape[:axis]), shape[axis], numel(shape[axis + 1 :]))
+    if _accel.enabled() and all(a.flags.c_contiguous and a.flags.writeable for a in (grad_output, output)):
+        result = np.empty(shape, dtype)
+        flat = [_accel.storage(a.reshape(-1)) for a in (grad_output, output, result)]
+        _softmax_compiled(*flat, *shape3, np.zeros(min(shape3[2], 4096) if shape3[2] > 1 else 0, np.float64))
+        return result
     g3 = grad_output.reshape(shape3)
     y3 = output.reshape(shape3)
     result = np.empty(shape3, dtype)
@@ -103,6 +110,42 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
                 if half:
                     store(out, res)
     return result.reshape(shape)
+
+
+@_accel.jit(fastmath={"reassoc"})
+def _dot(g, y):
+    """``sum(g * y)`` of float32 products in float64 (any order: ``reassoc`` lets it vectorise)."""
+    s = 0.0
+    for k in range(g.size):
+        s += np.float64(as_f32(g[k]) * as_f32(y[k]))
+    return s
+
+
+@_accel.jit
+def _softmax_compiled(g, y, out, outer, d, inner, acc):
+    """The same formula compiled: per outer index, ``s = sum_d(g*y)`` (float32 products summed in float64,
+    rounded to float32), then ``(g - s) * y`` rounded once; ``acc`` holds the sums of a chunk of columns."""
+    for o in range(outer):
+        base = o * d * inner
+        if inner == 1:
+            gs, ys, os = g[base : base + d], y[base : base + d], out[base : base + d]
+            s = np.float32(_dot(gs, ys))
+            for k in range(d):
+                put(os, k, (as_f32(gs[k]) - s) * as_f32(ys[k]))
+            continue
+        for j0 in range(0, inner, acc.size):  # columns in chunks of acc.size (bounded scratch, in cache)
+            m = min(acc.size, inner - j0)
+            acc[:m] = 0.0
+            for k in range(d):
+                lo = base + k * inner + j0
+                gs, ys = g[lo : lo + m], y[lo : lo + m]
+                for j in range(m):
+                    acc[j] += np.float64(as_f32(gs[j]) * as_f32(ys[j]))
+            for k in range(d):
+                lo = base + k * inner + j0
+                gs, ys, os = g[lo : lo + m], y[lo : lo + m], out[lo : lo + m]
+                for j in range(m):
+                    put(os, j, (as_f32(gs[j]) - np.float32(acc[j])) * as_f32(ys[j]))
 
 
 def cost(grad_output, output, dim) -> Cost:

@@ -38,8 +38,20 @@ import math
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import Cost
-from generator.kernels._pointwise import BLOCK, F32, acl_name, blocked_map, broadcast_shape, itemsize, numel, zero_where
+from generator.kernels._pointwise import (
+    BLOCK,
+    F32,
+    acl_name,
+    blocked_map,
+    broadcast_shape,
+    driver,
+    fused,
+    itemsize,
+    numel,
+    zero_where,
+)
 
 __all__ = ["cost", "threshold_backward"]
 
@@ -62,6 +74,15 @@ def _integer_drop_all(t: float, info: np.iinfo) -> bool | None:
     return None
 
 
+@_accel.jit(inline=True)
+def _drop(x, params):
+    """True where the gradient is zeroed: ``x <= bound`` (float32 ``x`` and bound, or integers)."""
+    return x <= params[0]
+
+
+_FUSED = driver(_drop, 2, select=True)
+
+
 def threshold_backward(grad_output, self, threshold) -> np.ndarray:
     """Gradient of threshold / ReLU; see the module docstring."""
     grad_output = np.asarray(grad_output)
@@ -80,7 +101,12 @@ def threshold_backward(grad_output, self, threshold) -> np.ndarray:
         info = np.iinfo(dtype)
         fixed = _integer_drop_all(t, info)
         bound = dtype.type(math.floor(t)) if fixed is None else None
-        load = [dtype, dtype]
+        # the compiled path compares with an int64 bound: below every value (keep all) or above (drop all)
+        int_bound = int(bound) if fixed is None else (int(info.max) if fixed else int(info.min) - 1)
+        out = fused(_FUSED, (grad_output, self), dtype, (int_bound,), select=True) if int_bound >= -(2**63) else None
+        if out is not None:
+            return out
+        loads = [dtype, dtype]
 
         def drop_mask(x):
             if fixed is not None:
@@ -88,7 +114,10 @@ def threshold_backward(grad_output, self, threshold) -> np.ndarray:
             return np.less_equal(x, bound)
     else:
         bound = np.float32(t)
-        load = [dtype, F32]
+        loads = [dtype, F32]
+        out = fused(_FUSED, (grad_output, self), dtype, (bound,), select=True)
+        if out is not None:
+            return out
 
         def drop_mask(x):
             return np.less_equal(x, bound)
@@ -103,7 +132,7 @@ def threshold_backward(grad_output, self, threshold) -> np.ndarray:
         else:
             zero_where(out, g, drop)
 
-    return blocked_map(chain, [grad_output, self], dtype, compute=dtype, load=load)
+    return blocked_map(chain, [grad_output, self], dtype, compute=dtype, load=loads)
 
 
 def cost(grad_output, self, threshold) -> Cost:
