@@ -336,8 +336,8 @@ class _Runner:
 #
 # A kernel module writes its chain once more as a small compiled scalar function (next to the NumPy
 # chain, which stays the reference), binds it to a generic loop with :func:`driver` and calls
-# :func:`fused`; that returns None when the call does not qualify (Numba off, another dtype, a
-# non-contiguous or read-only input, a broadcast pattern other than the ones below) and the module then
+# :func:`fused`; that returns None when the call does not qualify (Numba off, another dtype, a broadcast
+# pattern other than the ones below; a non-contiguous or read-only input is copied first) and the module then
 # runs :func:`blocked_map`.  The loops see the result as ``outer`` rows of ``inner`` elements; every input
 # is read in one of four modes: FULL (``o * inner + j``), PERIODIC (``j``: a trailing sub-shape repeated
 # over leading dims), ROW (``o``: a leading sub-shape constant along trailing dims) or SCALAR (``0``);
@@ -409,9 +409,7 @@ def fused(loop, inputs: Sequence[np.ndarray], result_dtype, params: tuple = (), 
     result_dtype = np.dtype(result_dtype)
     views = []
     for i, a in enumerate(inputs):
-        flags = a.flags
-        if not (flags.c_contiguous and flags.aligned and flags.writeable):
-            return None
+        a = _accel.ready(a)  # a strided or read-only view is copied: the result does not depend on the layout
         if select and i == 0:
             if a.dtype != result_dtype or a.dtype not in _SELECT_DTYPES:
                 return None

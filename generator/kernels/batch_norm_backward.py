@@ -247,13 +247,12 @@ def batch_norm_backward(
 def _compiled(grad_out, x_in, channels_last, w, mu, invstd, training, want_dx, want_dw, want_db, wg_dtype):
     """The same two passes compiled (``_accel``): no float32 copies of half inputs, no temporaries; per-channel
     sums in float64 (``sum(g * (x - mu))`` of the float32 products), ``gradInput`` with the NumPy path's
-    float32 operations in the same order.  None when the call does not qualify (Numba off, channels-last,
-    a non-contiguous or read-only input)."""
+    float32 operations in the same order.  None when the call does not qualify (Numba off, channels-last)."""
     if not _accel.enabled() or channels_last:
         return None
-    for a in (grad_out, x_in):
-        if not (a.flags.c_contiguous and a.flags.aligned and a.flags.writeable):
-            return None
+    # A strided, unaligned or read-only view (the CANN backend's device memory) is copied, so the result
+    # does not depend on how the same values are laid out.
+    grad_out, x_in = _accel.ready(grad_out), _accel.ready(x_in)
     n, channels = int(x_in.shape[0]), int(x_in.shape[1])
     s = x_in.size // (n * channels)
     g, x = _accel.storage(grad_out.reshape(-1)), _accel.storage(x_in.reshape(-1))

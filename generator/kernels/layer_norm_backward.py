@@ -184,12 +184,12 @@ def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_op
 def _compiled(grad_out, input, mean, rstd, weight, m, n, want_dx, want_dw, want_db):  # noqa: A002
     """The same computation compiled (``_accel``), one row at a time (the row stays in cache between its two
     passes): no float32 copies of half inputs, no temporaries; row and column sums in float64.  None when
-    the call does not qualify (Numba off, float64, a non-contiguous or read-only input)."""
+    the call does not qualify (Numba off, float64)."""
     if not _accel.enabled() or input.dtype == _FLOAT64:
         return None
-    for a in (grad_out, input):
-        if not (a.flags.c_contiguous and a.flags.aligned and a.flags.writeable):
-            return None
+    # A strided, unaligned or read-only view (the CANN backend's device memory) is copied, so the result
+    # does not depend on how the same values are laid out.
+    grad_out, input = _accel.ready(grad_out), _accel.ready(input)
     f32 = np.float32
     mu = np.ascontiguousarray(mean, dtype=f32).reshape(m)
     rs = np.ascontiguousarray(rstd, dtype=f32).reshape(m)

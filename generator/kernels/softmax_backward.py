@@ -78,7 +78,8 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
         shape3 = (1, 1, 1)
     else:
         shape3 = (numel(shape[:axis]), shape[axis], numel(shape[axis + 1 :]))
-    if _accel.enabled() and all(a.flags.c_contiguous and a.flags.writeable for a in (grad_output, output)):
+    if _accel.enabled():  # a strided or read-only view is copied: the result does not depend on the layout
+        grad_output, output = _accel.ready(grad_output), _accel.ready(output)
         result = np.empty(shape, dtype)
         flat = [_accel.storage(a.reshape(-1)) for a in (grad_output, output, result)]
         _softmax_compiled(*flat, *shape3, np.zeros(min(shape3[2], 4096) if shape3[2] > 1 else 0, np.float64))

@@ -339,7 +339,7 @@ def test_batch_norm(rng, dtype, training, shape):
                 assert b is None
                 continue
             close(a, b, rtol=1e-5 if dtype == np.float32 else 8e-3, atol=1e-5 if dtype == np.float32 else 8e-3)
-    # channels-last and non-contiguous inputs take the NumPy path on both settings
+    # channels-last inputs take the NumPy path on both settings
     nhwc = both(batch_norm_backward, g, x.transpose(0, *range(2, len(shape)), 1).copy().transpose(
         0, len(shape) - 1, *range(1, len(shape) - 1)), *stats, training, 1e-5, [1, 1, 1])  # fmt: skip
     for a, b in zip(*nhwc):
@@ -402,5 +402,32 @@ def test_softmax(rng, dtype, shape, dim):
         g.reshape(-1)[7] = np.inf
     reference, compiled = both(softmax_backward, g, y, dim)
     close(reference, compiled, rtol=1e-5 if dtype == np.float32 else 1e-2, atol=1e-5 if dtype == np.float32 else 1e-2)
-    if g.ndim == 3:  # non-contiguous: the NumPy path on both settings
-        assert same_bits(*both(softmax_backward, g[:, ::-1], y[:, ::-1], dim))
+    if g.ndim == 3:  # a non-contiguous view gives the bits of its contiguous copy, on either path
+        strided = both(softmax_backward, g[:, ::-1], y[:, ::-1], dim)
+        copied = both(softmax_backward, g[:, ::-1].copy(), y[:, ::-1].copy(), dim)
+        assert same_bits(strided[0], copied[0]) and same_bits(strided[1], copied[1])
+
+
+def test_results_do_not_depend_on_the_memory_layout():
+    """A read-only or strided view of the same values (the CANN backend's device memory, a slice) gives the
+    bits of a contiguous copy: the compiled path copies such inputs instead of falling back to the NumPy path,
+    whose sums round differently."""
+    from generator.kernels.layer_norm_backward import layer_norm_backward
+
+    rng = np.random.default_rng(3)
+    g, x = rng.standard_normal((2, 3, 8), np.float32), rng.standard_normal((2, 3, 8), np.float32)
+    mean, rstd = x.mean(-1, keepdims=True), 1 / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    w, b = np.ones(8, np.float32), np.zeros(8, np.float32)
+
+    def read_only(a):
+        view = np.frombuffer(a.tobytes(), a.dtype).reshape(a.shape)
+        assert not view.flags.writeable
+        return view
+
+    def run(gg, xx):
+        return layer_norm_backward(gg, xx, [8], mean, rstd, w, b, [True, True, True])
+
+    expected = run(g, x)
+    for result in (run(read_only(g), read_only(x)), run(g[:, ::-1][:, ::-1], np.asfortranarray(x))):
+        for a, c in zip(expected, result):
+            assert same_bits(a, c)
