@@ -63,7 +63,9 @@ def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
         if type(d) is not int or d < 0:
             return TensorDesc(shape, dtype, fmt or default_format(len(shape)))
     desc = object.__new__(TensorDesc)  # TensorDesc.trusted, inlined (once per inferred output per call)
-    desc.__dict__.update(shape=shape, dtype=dtype, format=fmt or default_format(len(shape)), strides=None, data=None)
+    fields = desc.__dict__  # item assignments: faster than dict.update(**kwargs) on this hot path
+    fields["shape"], fields["dtype"], fields["format"] = shape, dtype, fmt or default_format(len(shape))
+    fields["strides"] = fields["data"] = None
     return desc
 
 

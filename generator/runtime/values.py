@@ -314,9 +314,10 @@ def as_tensor(name: str, value: object) -> TensorDesc | None:
         # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation
         # (TensorDesc.trusted, inlined: this runs for every array argument of every call).
         desc = object.__new__(TensorDesc)
-        desc.__dict__.update(
-            shape=value.shape, dtype=dtype, format=_RANK_FORMATS.get(value.ndim, "ND"), strides=strides, data=value
-        )
+        fields = desc.__dict__  # item assignments: faster than dict.update(**kwargs) on this hot path
+        shape = fields["shape"] = value.shape
+        fields["dtype"], fields["format"] = dtype, _RANK_FORMATS.get(len(shape), "ND")
+        fields["strides"], fields["data"] = strides, value
         return desc
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
