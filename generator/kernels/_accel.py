@@ -123,6 +123,13 @@ class _Compiled:
         return self._dispatcher
 
     def __call__(self, *args):
+        # Numba compiles one specialisation per array type, read-only included: a read-only argument (a
+        # caller's frozen array, the CANN backend's device memory) is copied rather than compiled for anew
+        # in the middle of a call. Read-only arrays are never outputs, so nothing written is lost.
+        for a in args:
+            if type(a) is np.ndarray and not a.flags.writeable:
+                args = tuple(np.array(b) if type(b) is np.ndarray and not b.flags.writeable else b for b in args)
+                break
         return (self._dispatcher or self.dispatcher())(*args)
 
 

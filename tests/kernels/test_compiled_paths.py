@@ -431,3 +431,28 @@ def test_results_do_not_depend_on_the_memory_layout():
     for result in (run(read_only(g), read_only(x)), run(g[:, ::-1][:, ::-1], np.asfortranarray(x))):
         for a, c in zip(expected, result):
             assert same_bits(a, c)
+
+
+def test_read_only_arguments_do_not_compile_a_new_specialisation():
+    """A read-only array reaches a compiled helper as a writeable copy: Numba would otherwise compile a
+    separate read-only specialisation in the middle of the call (most of a second)."""
+    if not _accel.enabled():
+        pytest.skip("compiled paths are off (ACLNN_KERNELS=numpy or no Numba)")
+    from generator.kernels.layer_norm_backward import _rows_compiled
+
+    rng = np.random.default_rng(0)
+    m, n = 2, 4
+    g, x = rng.standard_normal(m * n).astype(np.float32), rng.standard_normal(m * n).astype(np.float32)
+    mu, rs, w = np.zeros(m, np.float32), np.ones(m, np.float32), np.ones(n, np.float32)
+
+    def run(weight):
+        dx, dw, db = np.empty(m * n, np.float32), np.zeros(n), np.zeros(n)
+        _rows_compiled(g, x, mu, rs, weight, m, n, True, True, True, dx, dw, db)
+        return dx
+
+    expected = run(w)
+    signatures = len(_rows_compiled.dispatcher().signatures)
+    frozen = w.copy()
+    frozen.flags.writeable = False
+    assert same_bits(run(frozen), expected)
+    assert len(_rows_compiled.dispatcher().signatures) == signatures
