@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator import expr as ex
-from generator.model import C_INT_RANGES, Check, Example, ExampleScalar, ExampleTensor, OpSpec, Param
+from generator.int_ranges import C_INT_RANGES
+from generator.model import Check, Example, ExampleScalar, ExampleTensor, OpSpec, Param
 
 
 @dataclass(frozen=True)

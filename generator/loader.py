@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from generator import expr as ex
 from generator.diagnostics import Diagnostic, SpecError, did_you_mean, display_path
 from generator.files import spec_files
+from generator.int_ranges import C_INT_RANGES
 from generator.model import (
-    C_INT_RANGES,
     MAX_EXAMPLE_ELEMENTS,
     TENSOR_CTYPES,
     DtypeCatalog,

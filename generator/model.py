@@ -167,13 +167,6 @@ CTYPES = (
 )
 CType = Literal[CTYPES]  # type: ignore[valid-type]
 # Values a plain C integer parameter holds (other integer C types: int64_t's range).
-C_INT_RANGES = {
-    "int": (-(2**31), 2**31 - 1),
-    "int32_t": (-(2**31), 2**31 - 1),
-    "int8_t": (-128, 127),
-    "int64_t": (-(2**63), 2**63 - 1),
-    "uint64_t": (0, 2**64 - 1),
-}
 
 
 class DtypeRule(Strict):

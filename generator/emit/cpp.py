@@ -34,6 +34,7 @@ from generator import expr as ex
 from generator.diagnostics import SpecError
 from generator.emit import cpp_checks
 from generator.escape.cpp import comment, comment_lines, identifiers, string_literal
+from generator.int_ranges import C_INT_RANGES
 from generator.loader import Catalog, OpInfo, Project, expr_type
 from generator.model import ExampleScalar, ExampleTensor, OpSpec, Param, Text, snake_case
 
@@ -45,17 +46,7 @@ ARRAY_CTYPES = {  # ctype -> (handle name, host element type)
     "const aclBoolArray*": ("BoolArray", "bool"),
     "const aclFloatArray*": ("FloatArray", "float"),
 }
-INT_RANGES = {
-    "int8_t": (-(2**7), 2**7 - 1),
-    "uint8_t": (0, 2**8 - 1),
-    "int16_t": (-(2**15), 2**15 - 1),
-    "uint16_t": (0, 2**16 - 1),
-    "int": (-(2**31), 2**31 - 1),
-    "int32_t": (-(2**31), 2**31 - 1),
-    "uint32_t": (0, 2**32 - 1),
-    "int64_t": (-(2**63) + 1, 2**63 - 1),  # -2**63 has no literal spelling
-    "uint64_t": (0, 2**64 - 1),
-}
+INT_RANGES = {**C_INT_RANGES, "int64_t": (-(2**63) + 1, 2**63 - 1)}  # -2**63 has no literal spelling
 PLAIN_CTYPES = ("bool", "int", "int8_t", "int32_t", "int64_t", "uint64_t", "float", "double")
 
 # Dtypes whose host vectors hold bit patterns (c_host uint16_t): written as floats through a converter,

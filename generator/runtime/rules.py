@@ -11,6 +11,8 @@ import math
 import struct
 from functools import cache
 
+from generator.int_ranges import C_INT_RANGES, DTYPE_CTYPES
+
 _INTS = ("INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64")
 _FLOATS = ("FLOAT16", "FLOAT", "DOUBLE", "BFLOAT16")
 _COMPLEX = ("COMPLEX32", "COMPLEX64", "COMPLEX128")
@@ -219,18 +221,6 @@ def _bfloat16(x: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
-_SCALAR_INT_RANGES = {
-    "INT8": (-(2**7), 2**7),
-    "UINT8": (0, 2**8),
-    "INT16": (-(2**15), 2**15),
-    "UINT16": (0, 2**16),
-    "INT32": (-(2**31), 2**31),
-    "UINT32": (0, 2**32),
-    "INT64": (-(2**63), 2**63),
-    "UINT64": (0, 2**64),
-}
-
-
 def stored_scalar(number, dtype: str):
     """The value an aclScalar of ``dtype`` holds, given a Python bool/int/float/complex ``number``.
 
@@ -250,13 +240,13 @@ def stored_scalar(number, dtype: str):
         if dtype == "DOUBLE":
             return value
         return f32(value) if dtype == "FLOAT" else _half(value) if dtype == "FLOAT16" else _bfloat16(value)
-    if dtype in _SCALAR_INT_RANGES:
+    if dtype in DTYPE_CTYPES:
         if isinstance(number, float):
             if not number.is_integer():
                 raise ValueError(f"{number!r} is not a whole number but the dtype is {dtype}")
             number = int(number)
-        low, high = _SCALAR_INT_RANGES[dtype]
-        if not low <= number < high:
+        low, high = C_INT_RANGES[DTYPE_CTYPES[dtype]]
+        if not low <= number <= high:
             raise ValueError(f"{number!r} does not fit its dtype {dtype}")
         return int(number)
     if dtype == "BOOL":

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from generator.int_ranges import C_INT_RANGES
 from generator.runtime import rules
 from generator.runtime.errors import AclnnError, show
 
@@ -419,18 +420,9 @@ def as_text(name: str, value: object) -> str | None:
     return value
 
 
-_INT_RANGES = {
-    "int": (-(2**31), 2**31 - 1),
-    "int32_t": (-(2**31), 2**31 - 1),
-    "int8_t": (-128, 127),
-    "int64_t": (-(2**63), 2**63 - 1),
-    "uint64_t": (0, 2**64 - 1),
-}
-
-
 def as_int(name: str, value: object, ctype: str = "int") -> int:
     """Normalise a plain C integer argument; it must fit ``ctype``."""
-    low, high = _INT_RANGES.get(ctype, _INT_RANGES["int64_t"])
+    low, high = C_INT_RANGES.get(ctype, C_INT_RANGES["int64_t"])
     if type(value) is int and low <= value <= high:  # the common case, fast
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):

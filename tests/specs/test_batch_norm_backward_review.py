@@ -9,6 +9,7 @@ Every output is passed explicitly (CANN callers always pass the output tensors).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import aclnn
@@ -413,8 +414,6 @@ def test_omitted_outputs_do_not_hide_the_rank_error(product):
 def test_longer_output_mask_runs_on_the_first_three_entries_outside_950():
     """Outside 950 CANN reads the first three entries of a longer outputMask; the binding and the
     reference kernel do the same (950 refuses the call with 161001)."""
-    import numpy as np
-
     rng = np.random.default_rng(7)
     g, x = rng.random((2, 3, 4, 4), np.float32), rng.random((2, 3, 4, 4), np.float32)
     w, m, v = np.ones(3, np.float32), np.full(3, 0.5, np.float32), np.full(3, 2.0, np.float32)

@@ -8,6 +8,7 @@ for a dtype that passed the checks, can return null).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import aclnn
@@ -192,8 +193,6 @@ def test_no_kernel_failure_surfaces_after_the_checks(product):
 def test_empty_batch_with_a_0d_target_runs():
     """The validator accepts (0, C) self with a 0-d target (dimension 0 of a 0-d shape reads as 0); the
     reference kernel then returns the empty gradient instead of failing."""
-    import numpy as np
-
     result = aclnn.run(
         "NLLLossBackward",
         product="910b",
