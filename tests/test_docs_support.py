@@ -76,7 +76,9 @@ def test_rejected_dtype_not_listed():
     assert "HIFLOAT8" in table["input"]
     assert "FLOAT8_E4M3FN" not in table["gradWeight"]
     assert "FLOAT8_E4M3FN" in table["input"]
-    assert aclnn.supports("ConvolutionBackward", "Ascend 950PR/Ascend 950DT", "FLOAT8_E4M3FN", param="gradWeight") is False
+    assert (
+        aclnn.supports("ConvolutionBackward", "Ascend 950PR/Ascend 950DT", "FLOAT8_E4M3FN", param="gradWeight") is False
+    )
 
 
 def test_supports_contract():
@@ -108,3 +110,44 @@ def test_opgen_matrix_cli(built):
         assert {p: {t: tuple(d) for t, d in row.items()} for p, row in entry["products"].items()} == built[name]
     md = subprocess.run([*run, "--format", "md"], check=True, capture_output=True, text=True).stdout
     assert md == matrix.markdown(PROJECT, built)
+
+
+@pytest.mark.parametrize("info", PROJECT.ops, ids=lambda info: info.spec.name)
+def test_pruned_search_equals_the_exhaustive_one(info):
+    """Skipping the calls an earlier dtype-check rejection already rules out changes no cell: the
+    search with every pruning (the loader's parsed ``when`` rules) equals the search that runs the
+    validator on every call, on every product."""
+    spec = info.spec
+    module = aclnn._module(spec.name)
+    pruned = _Counting(spec, module, DTYPES, info.exprs)
+    exhaustive = _Counting(spec, module, DTYPES, info.exprs)
+    exhaustive._dtype_checks = {}  # nothing is ever recorded as rejected: every call runs
+    assert pruned.table(PRODUCTS) == exhaustive.table(PRODUCTS)
+    assert pruned.calls <= exhaustive.calls
+    if spec.op == "BatchNormBackward":  # dtype checks under a `when`: the pruning must take effect
+        assert pruned.calls < exhaustive.calls / 2
+
+
+class _Counting(support._Search):
+    calls = 0
+
+    def _accepts(self, product, args):
+        self.calls += 1
+        return super()._accepts(product, args)
+
+
+def test_a_rejection_rules_out_only_calls_with_the_same_dtypes_and_condition():
+    """The rejection key holds what decides a dtype check: the dtypes it tests and what its ``when``
+    reads (a tensor read only by layout enters by shape and format, one whose dtype is read in full)."""
+    bn = next(info for info in PROJECT.ops if info.spec.op == "BatchNormBackward")
+    checks = support._dtype_checks(bn.spec, bn.exprs)
+    check = checks["dtype-supported"]
+    assert check.names == ("gradOut", "input")
+    assert dict(check.when) == {"gradOut": "layout", "input": "layout"}
+    a = TensorDesc((2, 3, 4, 4), "FLOAT")
+    args = {"gradOut": a, "input": a}
+    retyped = check.template(args, ("input",)).fill("INT8")
+    assert retyped == check.key({"gradOut": a, "input": TensorDesc((2, 3, 4, 4), "INT8")})
+    assert retyped != check.key({"gradOut": a, "input": TensorDesc((2, 3, 4, 5), "INT8")})
+    assert check.key({"gradOut": a}) is None  # input unknown (an inferred output would be): no key
+    assert support._dtype_checks(bn.spec, None).keys() <= {c.id for c in bn.spec.checks if c.when is None}

@@ -70,7 +70,7 @@ def op_table(info, catalog: Catalog, module: types.ModuleType) -> support.Table:
     """Product tag (every catalogue product) -> tensor -> accepted dtypes of one op; the catalogue
     must be installed (``catalog_installed``)."""
     dtypes = [d.name for d in catalog.dtypes.dtypes]
-    table = support.support_table(info.spec, module, info.spec.products, dtypes)
+    table = support.support_table(info.spec, module, info.spec.products, dtypes, info.exprs)
     return {tag: table.get(tag, {}) for tag in catalog.product_tags}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -13,9 +14,32 @@ class AclnnError(Exception):
     ``check`` is the spec's check id when a spec check failed (None for argument-type errors).
     """
 
-    def __init__(self, code: int, name: str, message: str, check: str | None = None):
-        super().__init__(f"{name} ({code}): {message}")
-        self.code, self.name, self.message, self.check = code, name, message, check
+    def __init__(self, code: int, name: str, message: str | Callable[[], str], check: str | None = None):
+        # ``message`` may be a function that builds the text: validators fail often (a support
+        # search tries thousands of calls) and most failures are never printed.
+        super().__init__()
+        self.code, self.name, self.check = code, name, check
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        text = self._message
+        if not isinstance(text, str):
+            text = self._message = str(text())
+        return text
+
+    @property
+    def args(self) -> tuple[str]:  # what Exception would hold: the full text
+        return (str(self),)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code}): {self.message}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+    def __reduce__(self):
+        return (AclnnError, (self.code, self.name, self.message, self.check))
 
 
 @dataclass(frozen=True)
@@ -66,7 +90,12 @@ def describe(value: object) -> str:
 
 
 def fail(info: CheckInfo, seen: dict[str, object], detail: str = "") -> AclnnError:
-    """Build the AclnnError for a failed check; the caller raises it."""
+    """Build the AclnnError for a failed check; the caller raises it. The message is written when
+    first read (the values seen are the validator's normalised, immutable arguments)."""
+    return AclnnError(info.code, info.name, lambda: _message(info, seen, detail), info.id)
+
+
+def _message(info: CheckInfo, seen: dict[str, object], detail: str) -> str:
     values = "; ".join(f"{name}: {describe(value)}" for name, value in seen.items())
     message = f"aclnn{info.op}: check '{info.id}' failed: {info.text}"
     if detail:
@@ -74,7 +103,7 @@ def fail(info: CheckInfo, seen: dict[str, object], detail: str = "") -> AclnnErr
     message += f" Rule: {info.rule}."
     if values:
         message += f" Seen: {values}."
-    return AclnnError(info.code, info.name, message, info.id)
+    return message
 
 
 # What evaluating a rule on hostile arguments can raise (generated validators catch these).

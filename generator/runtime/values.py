@@ -441,6 +441,8 @@ def as_bool(name: str, value: object) -> bool:
 
 def as_float(name: str, value: object) -> float:
     """Normalise a plain C float/double argument (it must fit a C double)."""
+    if type(value) is float:  # the common case, fast (every Python float is a C double)
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise _invalid(f"{name} must be a number, got {show(value)}")
     try:
