@@ -365,6 +365,26 @@ def test_up_to_date_run_imports_neither_pydantic_nor_jinja(tmp_path):
     assert proc.stdout.strip().endswith("[]"), proc.stdout
 
 
+def test_an_edit_renders_without_importing_numpy(tmp_path):
+    """The support matrix runs the validators on descriptors: an op whose example has no data is
+    rendered (validators included) without NumPy, which only arrays need."""
+    specs = small_specs(tmp_path, "elu_backward", "batch_norm_backward")
+    out = tmp_path / "out"
+    assert generate(specs, out) == 0
+    spec = specs / "batch_norm_backward.yaml"
+    spec.write_text(spec.read_text().replace("\nsummary:\n  zh: ", "\nsummary:\n  zh: 批量", 1))
+    code = (
+        "import sys\nfrom generator.cli import main\n"
+        f"assert main(['generate', '--specs', {str(specs)!r}, '--out', {str(out)!r}]) == 0\n"
+        "print(sorted(m for m in ('numpy', 'ml_dtypes') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert "(1 rendered)" in proc.stdout
+    assert proc.stdout.strip().endswith("[]"), proc.stdout
+    assert outputs(out) == render_all(load_project(specs))
+
+
 def test_no_parse_cache_is_written(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("OPGEN_CACHE_DIR", str(cache))

@@ -29,11 +29,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from types import ModuleType
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from generator.runtime.errors import AclnnError, show
-from generator.runtime.values import TensorDesc, _Tables, default_format, numpy_dtype
+from generator.runtime.values import TensorDesc, default_format, numpy_dtype, numpy_tables
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MAX_OPS = 10**9
@@ -84,6 +86,8 @@ def tensor_data(desc: TensorDesc | None, name: str) -> np.ndarray | None:
         return None
     if desc.data is None:
         raise AclnnError(*_PARAM_INVALID, f"{name}: a TensorDesc without data can be validated but not run")
+    import numpy as np  # loaded already: the data is an array
+
     data = desc.data
     return data if type(data) is np.ndarray else np.asarray(data)  # subclasses (np.matrix, ...) as plain arrays
 
@@ -148,7 +152,7 @@ def _human(n: int) -> str:
 
 
 def _itemsize(dtype: str) -> int:
-    np_dtype = _Tables.numpy_by_dtype.get(dtype)
+    np_dtype = numpy_tables().numpy_by_dtype.get(dtype)
     return np_dtype.itemsize if np_dtype is not None else 8
 
 
@@ -162,6 +166,8 @@ def _numel(shape) -> int:
 def generic_cost(kwargs: dict, outputs: tuple, names: dict[str, str], out_names: list[str]):
     """Estimate for a kernel without ``cost``: float32 copies of the inputs, float32 results and their
     cast, about 16 element passes over everything. Names the largest output (else the largest input)."""
+    import numpy as np
+
     from generator.kernels._common import Cost
 
     inputs = [(names.get(k, k), v.size) for k, v in kwargs.items() if isinstance(v, np.ndarray)]
@@ -308,6 +314,8 @@ def execute(
     cast to each output descriptor's dtype; an output passed as an array is filled in place and
     returned. The NumPy backend first enforces the resource limits (see the module docstring).
     """
+    import numpy as np
+
     out_names = _output_names(outputs, signature)
     _check_outputs(outputs, out_names)
     if backend == "numpy":

@@ -7,10 +7,13 @@ codec for the example's product; tensors without data become data-less ``TensorD
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from generator.model import Example, ExampleScalar, ExampleTensor, OpSpec
 from generator.runtime.values import Scalar, TensorDesc, default_format, numpy_dtype
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def tensor(value: ExampleTensor, inputs: dict, product: str, *, with_data: bool = True):
@@ -18,6 +21,8 @@ def tensor(value: ExampleTensor, inputs: dict, product: str, *, with_data: bool 
         return _mask(value, inputs, product)
     if not with_data or (value.data is None and value.fill is None):
         return TensorDesc(value.shape, value.dtype, value.format)
+    import numpy as np  # only examples with data need NumPy
+
     dtype = numpy_dtype(value.dtype)
     if value.data is not None:
         array = np.asarray(value.data, dtype=np.float64 if dtype.kind == "V" else None)
@@ -31,6 +36,8 @@ def tensor(value: ExampleTensor, inputs: dict, product: str, *, with_data: bool 
 
 
 def _mask(value: ExampleTensor, inputs: dict, product: str) -> np.ndarray:
+    import numpy as np
+
     from generator.kernels.max_pool2d_with_mask_backward import encode_mask, mask_layout
 
     self_shape = tuple(inputs["self"].shape)

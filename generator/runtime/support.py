@@ -343,11 +343,9 @@ def _when_uses(ex, node) -> tuple[tuple[str, str], ...]:
 
 def _desc(value: object) -> object:
     """Example arguments as validator arguments: arrays (mask codecs) become descriptors."""
-    import numpy as np
+    from generator.runtime.values import _is_numpy, as_tensor
 
-    from generator.runtime.values import as_tensor
-
-    return as_tensor("example", value) if isinstance(value, np.ndarray) else value
+    return as_tensor("example", value) if _is_numpy(value, "ndarray") else value
 
 
 def _same_dtype(value: object, target: TensorDesc) -> bool:

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from generator.int_ranges import C_INT_RANGES
 from generator.runtime import rules
@@ -40,8 +43,9 @@ _INT64 = (-(2**63), 2**63 - 1)
 
 class _Tables:
     dtype_by_spelling: dict[str, str] = {}
-    numpy_by_dtype: dict[str, np.dtype] = {}
+    numpy_by_dtype: dict[str, np.dtype] = {}  # built on first use (numpy_tables)
     dtype_by_numpy: dict[np.dtype, str] = {}
+    numpy_names: tuple[tuple[str, str], ...] = ()  # (dtype name, NumPy/ml_dtypes name) of the catalogue
     formats: frozenset[str] = frozenset()
     product_by_spelling: dict[str, str] = {}
     product_tags: dict[str, str] = {}
@@ -55,19 +59,51 @@ def _key(text: str) -> str:
     return "".join(str(text).split()).lower().rstrip("。.")
 
 
+def _loaded_numpy():
+    """NumPy if something has imported it, else None. Validators check descriptors without NumPy
+    (the generator runs them for the support matrix); a NumPy array, scalar or dtype can only
+    reach them once NumPy is loaded, so the checks for those need not import it."""
+    return sys.modules.get("numpy")
+
+
+def _is_bool(value: object) -> bool:
+    """A Python or NumPy bool."""
+    if type(value) is bool:
+        return True
+    np = _loaded_numpy()
+    return np is not None and isinstance(value, np.bool_)
+
+
+def _is_numpy(value: object, kind: str) -> bool:
+    """An instance of NumPy's ``kind`` (``"ndarray"``, ``"generic"``)."""
+    np = _loaded_numpy()
+    return np is not None and isinstance(value, getattr(np, kind))
+
+
+def numpy_tables() -> type[_Tables]:
+    """The tables with the catalogue's NumPy dtypes filled in (NumPy and ml_dtypes imported here)."""
+    if _Tables.numpy_names and not _Tables.numpy_by_dtype:
+        import ml_dtypes
+        import numpy as np
+
+        to_np, from_np = {}, {}
+        for name, numpy_name in _Tables.numpy_names:
+            np_dtype = np.dtype(getattr(ml_dtypes, numpy_name, None) or numpy_name)
+            to_np[name] = np_dtype
+            from_np.setdefault(np_dtype, name)
+        _Tables.dtype_by_numpy, _Tables.numpy_by_dtype = from_np, to_np
+    return _Tables
+
+
 def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict], status_codes=()) -> None:
     """Load the generated catalogue tables (called once by ``aclnn/__init__.py``)."""
-    import ml_dtypes
-
-    spell, to_np, from_np = {}, {}, {}
+    spell = {}
     for d in dtypes:
         for s in (d["name"], d["acl"], *d["aliases"]):
             spell[_key(s)] = d["name"]
-        if d["numpy"]:
-            np_dtype = np.dtype(getattr(ml_dtypes, d["numpy"], None) or d["numpy"])
-            to_np[d["name"]] = np_dtype
-            from_np.setdefault(np_dtype, d["name"])
-    _Tables.dtype_by_spelling, _Tables.numpy_by_dtype, _Tables.dtype_by_numpy = spell, to_np, from_np
+    _Tables.dtype_by_spelling = spell
+    _Tables.numpy_names = tuple((d["name"], d["numpy"]) for d in dtypes if d["numpy"])
+    _Tables.numpy_by_dtype, _Tables.dtype_by_numpy = {}, {}
     _Tables.formats = frozenset(f["name"] for f in formats) | frozenset(f["acl"] for f in formats)
     rules.set_private_formats(f["name"] for f in formats if f["private"])
     _Tables.format_by_spelling = {_key(f["acl"]): f["name"] for f in formats} | {
@@ -121,11 +157,13 @@ def normalize_dtype(dtype: object, where: str = "dtype") -> str:
         if name is not None:
             return name
         raise _invalid(f"{where}: unknown dtype {show(dtype)}")
+    import numpy as np  # a dtype that is not a name: NumPy's spellings (np.float16, "<f4", float)
+
     try:
         np_dtype = np.dtype(dtype)
     except Exception:  # NumPy raises TypeError, ValueError, KeyError, ... for things that are not dtypes
         raise _invalid(f"{where}: unknown dtype {show(dtype)}") from None
-    name = _Tables.dtype_by_numpy.get(np_dtype)
+    name = numpy_tables().dtype_by_numpy.get(np_dtype)
     if name is None:
         raise _invalid(f"{where}: NumPy dtype {np_dtype} has no aclDataType")
     return name
@@ -134,7 +172,7 @@ def normalize_dtype(dtype: object, where: str = "dtype") -> str:
 def numpy_dtype(name: str) -> np.dtype:
     """The NumPy dtype of a doc dtype name (bfloat16 via ml_dtypes)."""
     try:
-        return _Tables.numpy_by_dtype[name]
+        return (_Tables.numpy_by_dtype or numpy_tables().numpy_by_dtype)[name]
     except KeyError:
         raise _invalid(f"dtype {name} has no NumPy equivalent; the NumPy backend cannot compute it") from None
 
@@ -178,9 +216,9 @@ class TensorDesc:
                 raise _invalid(f"TensorDesc.strides has {len(strides)} values for rank {len(shape_t)}")
         object.__setattr__(self, "strides", strides)
         if data is not None and not (
-            isinstance(data, np.ndarray)
+            _is_numpy(data, "ndarray")
             and data.shape == shape_t
-            and np.dtype(data.dtype) == _Tables.numpy_by_dtype.get(self.dtype)
+            and data.dtype == numpy_tables().numpy_by_dtype.get(self.dtype)
         ):
             raise _invalid(f"TensorDesc.data must be a NumPy array of shape {shape_t} and dtype {self.dtype}")
         object.__setattr__(self, "data", data)
@@ -231,10 +269,10 @@ def stored_value(number, dtype: str):
 
 def _number(value: object, where: str) -> bool | int | float | complex:
     """A host number as a Python bool, int (int64 or uint64 range), float or complex (C doubles)."""
-    if isinstance(value, np.generic):
+    if _is_numpy(value, "generic"):
         value = value.item()
     try:
-        if isinstance(value, (bool, np.bool_)):
+        if _is_bool(value):
             return bool(value)
         if isinstance(value, numbers.Integral):
             result = int(value)
@@ -284,7 +322,7 @@ def _int_tuple(values, where: str, *, allow_negative: bool, limit: int = MAX_ARR
             return result
     out = []
     for v in values:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+        if _is_bool(v) or not isinstance(v, numbers.Integral):
             raise _invalid(f"{where} must hold integers, got {show(v)}")
         v = int(v)
         if not allow_negative and v < 0:
@@ -303,8 +341,11 @@ def as_tensor(name: str, value: object) -> TensorDesc | None:
     """Normalise a tensor argument: None, a NumPy array or a TensorDesc."""
     if value is None or isinstance(value, TensorDesc):
         return value
-    if isinstance(value, np.ndarray):
-        dtype = _Tables.dtype_by_numpy.get(value.dtype) or normalize_dtype(value.dtype, name)
+    np = sys.modules.get("numpy")  # _loaded_numpy, inlined: an array means NumPy is loaded
+    if np is not None and isinstance(value, np.ndarray):
+        dtype = (_Tables.dtype_by_numpy or numpy_tables().dtype_by_numpy).get(value.dtype) or normalize_dtype(
+            value.dtype, name
+        )
         itemsize, byte_strides = value.itemsize, value.strides
         strides = _ELEMENT_STRIDES.get((byte_strides, itemsize))
         if strides is None and itemsize:
@@ -331,7 +372,7 @@ def as_scalar(name: str, value: object) -> Scalar | None:
     """
     if value is None or isinstance(value, Scalar):
         return value
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         return Scalar(bool(value), "BOOL")
     if isinstance(value, numbers.Integral):
         number = _number(value, name)
@@ -344,7 +385,7 @@ def as_scalar(name: str, value: object) -> Scalar | None:
 
 
 def _array_items(name: str, value: object):
-    if isinstance(value, np.ndarray):
+    if _is_numpy(value, "ndarray"):
         if value.ndim != 1 or value.size > MAX_ARRAY_LENGTH:
             raise _invalid(
                 f"{name} must be a 1-D sequence of at most {MAX_ARRAY_LENGTH} values, got an array of shape "
@@ -379,7 +420,7 @@ def as_bool_array(name: str, value: object) -> tuple[bool, ...] | None:
             return tuple(value)
     out = []
     for v in _bounded(_array_items(name, value), name, MAX_ARRAY_LENGTH, "bools"):
-        if not isinstance(v, (bool, np.bool_)):
+        if not _is_bool(v):
             raise _invalid(f"{name} must hold bools, got {show(v)}")
         out.append(bool(v))
     return tuple(out)
@@ -399,7 +440,7 @@ def as_tensor_list(name: str, value: object) -> tuple[TensorDesc | None, ...] | 
     """Normalise an aclTensorList argument (None or at most MAX_ARRAY_LENGTH tensors, each as ``as_tensor``)."""
     if value is None:
         return None
-    if isinstance(value, (np.ndarray, TensorDesc)):
+    if isinstance(value, TensorDesc) or _is_numpy(value, "ndarray"):
         raise _invalid(f"{name} must be a sequence of tensors, got a single {type(value).__name__}")
     items = _bounded(value, name, MAX_ARRAY_LENGTH, "tensors")
     return tuple(as_tensor(f"{name}[{i}]", v) for i, v in enumerate(items))
@@ -425,7 +466,7 @@ def as_int(name: str, value: object, ctype: str = "int") -> int:
     low, high = C_INT_RANGES.get(ctype, C_INT_RANGES["int64_t"])
     if type(value) is int and low <= value <= high:  # the common case, fast
         return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise _invalid(f"{name} must be an integer ({ctype}), got {show(value)}")
     if not low <= int(value) <= high:
         raise _invalid(f"{name} = {show(int(value))} does not fit the C type {ctype}")
@@ -434,7 +475,9 @@ def as_int(name: str, value: object, ctype: str = "int") -> int:
 
 def as_bool(name: str, value: object) -> bool:
     """Normalise a plain C bool argument."""
-    if not isinstance(value, (bool, np.bool_)):
+    if type(value) is bool:  # the common case, fast
+        return value
+    if not _is_bool(value):
         raise _invalid(f"{name} must be a bool, got {show(value)}")
     return bool(value)
 
@@ -443,9 +486,9 @@ def as_float(name: str, value: object) -> float:
     """Normalise a plain C float/double argument (it must fit a C double)."""
     if type(value) is float:  # the common case, fast (every Python float is a C double)
         return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if _is_bool(value) or not isinstance(value, numbers.Real):
         raise _invalid(f"{name} must be a number, got {show(value)}")
     try:
-        return float(value.item() if isinstance(value, np.generic) else value)
+        return float(value.item() if _is_numpy(value, "generic") else value)
     except (OverflowError, ValueError, TypeError, ArithmeticError):
         raise _invalid(f"{name}: {show(value)} does not fit a C double") from None

@@ -14,9 +14,10 @@ order with CANN's status codes; ``batch_norm_backward`` validates, allocates the
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: validating needs no NumPy
+    import numpy as np
 
 from generator import runtime as rt
 

@@ -13,9 +13,10 @@ order with CANN's status codes; ``multi_scale_deformable_attention_grad`` valida
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: validating needs no NumPy
+    import numpy as np
 
 from generator import runtime as rt
 
