@@ -317,7 +317,9 @@ def test_a_new_parameter_is_added_and_marked(tmp_path, capsys):
     """An API change: the parameter is inserted where the prototype has it, with an example value, and
     marked (its checks, the example and the kernel are for a person to update)."""
     base = _base_doc()
-    new = base.replace("  bool             isResult,\n", "  bool             isResult,\n  bool             deterministic,\n", 1)
+    new = base.replace(
+        "  bool             isResult,\n", "  bool             isResult,\n  bool             deterministic,\n", 1
+    )
     end = new.index("</tr>", new.index("<td>isResult")) + len("</tr>")
     row = "\n    <tr>\n      <td>deterministic（bool）</td>\n      <td>输入</td>\n      <td>是否使用确定性计算。</td>\n"
     row += "      <td>-</td>\n" * 5 + "    </tr>"
