@@ -125,7 +125,7 @@ def test_pruned_search_equals_the_exhaustive_one(info):
     assert pruned.table(PRODUCTS) == exhaustive.table(PRODUCTS)
     assert pruned.calls <= exhaustive.calls
     if spec.op == "BatchNormBackward":  # dtype checks under a `when`: the pruning must take effect
-        assert pruned.calls < exhaustive.calls / 2
+        assert pruned.calls < exhaustive.calls / 10  # about 600 validator calls instead of 30,000
 
 
 class _Counting(support._Search):
