@@ -889,6 +889,22 @@ class PythonRenderer:
         """A builtin, through the ``builtins`` module where the module hides it (``shadowed``)."""
         return f"builtins.{name}" if name in self.shadowed else name
 
+    def _bound_test(self, n: Quant) -> str | None:
+        """``all(v >= 1 for v in xs)`` as ``min(xs, default=1) >= 1``, ``all(v != 0 ...)`` as
+        ``0 not in xs`` and the like (the same verdict on ints, without a Python-level loop);
+        None for any other quantifier. Its precedence is a comparison's."""
+        parts = _bound_parts(n)
+        if parts is None:
+            return None
+        op, c = parts
+        xs = self.render(n.iterable, 5)
+        if op in ("==", "!="):
+            if (n.func, op) == ("all", "!=") or (n.func, op) == ("any", "=="):
+                return f"{c} {'not in' if n.func == 'all' else 'in'} {xs}"
+            return None
+        func, shift = (_ALL_BOUNDS if n.func == "all" else _ANY_BOUNDS)[op]
+        return f"{self._builtin(func)}({self.render(n.iterable)}, default={c + shift}) {op} {c}"
+
     def r_Range(self, n: Range, parent: int) -> str:
         if is_small(n.start) and is_small(n.stop):
             return _range_text(self, n)
@@ -896,6 +912,9 @@ class PythonRenderer:
         return f"{self.rt}.bounded_range({self.render(n.start)}, {self.render(n.stop)})"
 
     def r_Quant(self, n: Quant, parent: int) -> str:
+        bound = self._bound_test(n)
+        if bound is not None:
+            return _wrap(bound, 4, parent)
         iterable = self.render(n.iterable, 1)  # a conditional expression needs parentheses there
         var = _fresh(n.var, self.taken | set(self.vars.values()))
         outer = self.vars.get(n.var)
@@ -908,6 +927,27 @@ class PythonRenderer:
             else:
                 self.vars[n.var] = outer
         return f"{self._builtin(n.func)}({elt} for {var} in {iterable})"
+
+
+# all/any of ``v OP c`` over a list of ints, as one builtin call instead of a generator (validators
+# run these at every call): op -> (builtin, default - c, the test on its result).
+_ALL_BOUNDS = {">=": ("min", 0), ">": ("min", 1), "<=": ("max", 0), "<": ("max", -1)}
+_ANY_BOUNDS = {">=": ("max", -1), ">": ("max", 0), "<=": ("min", 1), "<": ("min", 0)}
+
+
+def _bound_parts(n: Quant):
+    """(op, c) when ``n`` is ``all``/``any`` of ``v OP c`` over an int list (``c`` an int literal)."""
+    elt = n.elt
+    if n.func not in ("all", "any") or n.iterable.type != INTS or not isinstance(elt, Compare):
+        return None
+    if len(elt.ops) != 1:
+        return None
+    left, right = elt.operands
+    if not (isinstance(left, Name) and left.kind == "var" and left.id == n.var):
+        return None
+    if not (isinstance(right, Const) and type(right.value) is int):
+        return None
+    return elt.ops[0], right.value
 
 
 def _range_text(renderer: PythonRenderer, n: Range) -> str:

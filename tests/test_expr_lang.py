@@ -159,9 +159,15 @@ RENDERINGS = [
     ("[v for v in range(t.rank)] == x", "tuple(v for v in range(t.rank)) == x", "[v for v in range(t.rank)] == x"),
     (
         "all(v > 0 for v in (x if n > 0 else y))",
-        "all(v > 0 for v in (x if n > 0 else y))",
+        "min(x if n > 0 else y, default=1) > 0",
         "all(v > 0 for v in (x if n > 0 else y))",
     ),
+    ("all(v >= 0 for v in x)", "min(x, default=0) >= 0", "all(v >= 0 for v in x)"),
+    ("any(v < 2 for v in x)", "min(x, default=2) < 2", "any(v < 2 for v in x)"),
+    ("all(v != 0 for v in x)", "0 not in x", "all(v != 0 for v in x)"),
+    ("any(v == 3 for v in x)", "3 in x", "any(v == 3 for v in x)"),
+    ("all(v == 0 for v in x)", "all(v == 0 for v in x)", "all(v == 0 for v in x)"),
+    ("all(v > 0 for v in x) == (n > 0)", "(min(x, default=1) > 0) == (n > 0)", "all(v > 0 for v in x) == (n > 0)"),
     ("[(v if v > 0 else 0) for v in x] == y", "tuple((v if v > 0 else 0) for v in x) == y", "[(v if v > 0 else 0) for v in x] == y"),
     ("[v for v in x if (v > 0 if n > 0 else v < 0)] == y", "tuple(v for v in x if (v > 0 if n > 0 else v < 0)) == y", "[v for v in x if (v > 0 if n > 0 else v < 0)] == y"),
 ]  # fmt: skip
@@ -173,6 +179,20 @@ def test_python_and_doc_renderings(text, python, doc):
     assert ex.to_python(node, {p: p for p in PARAMS}) == python
     assert ex.to_doc(node) == doc
     compile(python, "<rule>", "eval")  # valid Python
+
+
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+@pytest.mark.parametrize("c", [-2, 0, 1, 3])
+def test_int_list_quantifiers_render_to_the_same_verdicts(func, op, c):
+    """``all``/``any`` of ``v OP c`` over an int list may render as one builtin call (``min(x,
+    default=...)``, ``c in x``): on every list it gives the verdict of the generator it replaces."""
+    node = ex.parse(f"{func}(v {op} {c} for v in x)", SCOPE)
+    code = compile(ex.to_python(node, {p: p for p in PARAMS}), "<rule>", "eval")
+    lists = [(), (c,), (c - 1,), (c + 1,), (c - 1, c, c + 1), (c, c), (c + 5, c + 1), (-(2**63), 2**63 - 1)]
+    for x in lists:
+        expected = {"all": all, "any": any}[func](eval(f"v {op} {c}", {"v": v}) for v in x)
+        assert eval(code, {"x": x, "min": min, "max": max, "all": all, "any": any}) == expected, x
 
 
 def test_loop_variables_are_renamed_away_from_builtins_and_locals():

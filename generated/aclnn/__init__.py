@@ -88,16 +88,24 @@ def _module(op: str):
     return module
 
 
+@cache
+def _signature(module) -> tuple[frozenset, tuple]:
+    """An op module's parameter names, and each with whether it is an output, in C order."""
+    return frozenset(module.PARAMS), tuple((name, name in module.OUTPUTS) for name in module.PARAMS)
+
+
 def _arguments(module, params: dict, missing_output) -> list:
-    unknown = [name for name in params if name not in module.PARAMS]
-    if unknown:
+    known, order = _signature(module)
+    if not known.issuperset(params):
+        unknown = [name for name in params if name not in known]
         expected = ", ".join(module.PARAMS)
         raise AclnnError(
             161002,
             "ACLNN_ERR_PARAM_INVALID",
             f"aclnn{module.OP}: unknown parameter(s) {', '.join(unknown)}; expected: {expected}",
         )
-    return [params.get(name, missing_output if name in module.OUTPUTS else None) for name in module.PARAMS]
+    get = params.get
+    return [get(name, missing_output if output else None) for name, output in order]
 
 
 def ops() -> dict[str, tuple[str, ...]]:

@@ -7,7 +7,16 @@ reporting. The catalogue tables themselves are generated (``aclnn/_catalog.py``)
 through :func:`install_catalog` so that this module holds no copy of them.
 """
 
-from generator.runtime.backend import MISSING, execute, infer_output, limits, output_desc, tensor_data, tensor_list_data
+from generator.runtime.backend import (
+    INFER_ERRORS,
+    MISSING,
+    execute,
+    infer_output,
+    limits,
+    output_desc,
+    tensor_data,
+    tensor_list_data,
+)
 from generator.runtime.errors import EVALUATION_ERRORS, AclnnError, CheckInfo, fail
 from generator.runtime.rules import (
     bounded_range,
@@ -49,6 +58,7 @@ __all__ = [
     "MISSING",
     "execute",
     "infer_output",
+    "INFER_ERRORS",
     "limits",
     "output_desc",
     "tensor_data",

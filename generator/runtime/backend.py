@@ -71,12 +71,17 @@ def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
     return desc
 
 
+# What inferring an output from broken inputs can raise: the output is then left null (the checks
+# report the inputs' problem, which CANN checks first). Generated validators catch these inline.
+INFER_ERRORS = (AclnnError, AttributeError, TypeError, ValueError, IndexError, KeyError, OverflowError)
+
+
 def infer_output(make: Callable[[], TensorDesc | None]) -> TensorDesc | None:
     """Infer an output descriptor; when the inputs are too broken to infer one, leave it null (the
     checks then report the inputs' problem, which CANN checks first)."""
     try:
         return make()
-    except (AclnnError, AttributeError, TypeError, ValueError, IndexError, KeyError, OverflowError):
+    except INFER_ERRORS:
         return None
 
 

@@ -46,6 +46,9 @@ class _Tables:
     numpy_by_dtype: dict[str, np.dtype] = {}  # built on first use (numpy_tables)
     dtype_by_numpy: dict[np.dtype, str] = {}
     numpy_names: tuple[tuple[str, str], ...] = ()  # (dtype name, NumPy/ml_dtypes name) of the catalogue
+    # (NumPy dtype, byte strides) -> (dtype name, element strides) of the arrays seen (bounded):
+    # most calls repeat a few layouts.
+    array_layouts: dict[tuple, tuple[str, tuple[int, ...] | None]] = {}
     formats: frozenset[str] = frozenset()
     product_by_spelling: dict[str, str] = {}
     product_tags: dict[str, str] = {}
@@ -103,7 +106,7 @@ def install_catalog(dtypes: list[dict], formats: list[dict], products: list[dict
             spell[_key(s)] = d["name"]
     _Tables.dtype_by_spelling = spell
     _Tables.numpy_names = tuple((d["name"], d["numpy"]) for d in dtypes if d["numpy"])
-    _Tables.numpy_by_dtype, _Tables.dtype_by_numpy = {}, {}
+    _Tables.numpy_by_dtype, _Tables.dtype_by_numpy, _Tables.array_layouts = {}, {}, {}
     _Tables.formats = frozenset(f["name"] for f in formats) | frozenset(f["acl"] for f in formats)
     rules.set_private_formats(f["name"] for f in formats if f["private"])
     _Tables.format_by_spelling = {_key(f["acl"]): f["name"] for f in formats} | {
@@ -333,34 +336,37 @@ def _int_tuple(values, where: str, *, allow_negative: bool, limit: int = MAX_ARR
     return tuple(out)
 
 
-# (byte strides, itemsize) -> element strides of the arrays seen (bounded): most calls repeat a few layouts.
-_ELEMENT_STRIDES: dict[tuple, tuple[int, ...]] = {}
+def _array_layout(name: str, value) -> tuple[str, tuple[int, ...] | None]:
+    dtype = numpy_tables().dtype_by_numpy.get(value.dtype) or normalize_dtype(value.dtype, name)
+    itemsize = value.itemsize
+    strides = tuple(s // itemsize for s in value.strides) if itemsize else None
+    layouts = _Tables.array_layouts
+    if len(layouts) >= 4096:
+        layouts.clear()
+    layout = layouts[(value.dtype, value.strides)] = (dtype, strides)
+    return layout
 
 
 def as_tensor(name: str, value: object) -> TensorDesc | None:
     """Normalise a tensor argument: None, a NumPy array or a TensorDesc."""
-    if value is None or isinstance(value, TensorDesc):
+    if value is None:
+        return value
+    cls = type(value)
+    if cls is TensorDesc:
         return value
     np = sys.modules.get("numpy")  # _loaded_numpy, inlined: an array means NumPy is loaded
-    if np is not None and isinstance(value, np.ndarray):
-        dtype = (_Tables.dtype_by_numpy or numpy_tables().dtype_by_numpy).get(value.dtype) or normalize_dtype(
-            value.dtype, name
-        )
-        itemsize, byte_strides = value.itemsize, value.strides
-        strides = _ELEMENT_STRIDES.get((byte_strides, itemsize))
-        if strides is None and itemsize:
-            strides = tuple(map(itemsize.__rfloordiv__, byte_strides))  # s // itemsize
-            if len(_ELEMENT_STRIDES) >= 4096:
-                _ELEMENT_STRIDES.clear()
-            _ELEMENT_STRIDES[(byte_strides, itemsize)] = strides
+    if np is not None and (cls is np.ndarray or isinstance(value, np.ndarray)):
+        layout = _Tables.array_layouts.get((value.dtype, value.strides)) or _array_layout(name, value)
         # An array's shape and strides are int tuples already and its dtype is normalised: no re-validation
         # (TensorDesc.trusted, inlined: this runs for every array argument of every call).
         desc = object.__new__(TensorDesc)
         fields = desc.__dict__  # item assignments: faster than dict.update(**kwargs) on this hot path
         shape = fields["shape"] = value.shape
-        fields["dtype"], fields["format"] = dtype, _RANK_FORMATS.get(len(shape), "ND")
-        fields["strides"], fields["data"] = strides, value
+        fields["dtype"], fields["format"] = layout[0], _RANK_FORMATS.get(len(shape), "ND")
+        fields["strides"], fields["data"] = layout[1], value
         return desc
+    if isinstance(value, TensorDesc):
+        return value
     raise _invalid(f"{name}: expected a NumPy array, aclnn.TensorDesc or None, got {type(value).__name__}")
 
 

@@ -250,7 +250,10 @@ def _normalize(
     divisor_override = rt.as_int("divisorOverride", divisor_override, "int64_t")
     cube_math_type = rt.as_int("cubeMathType", cube_math_type, "int8_t")
     if grad_input is MISSING:
-        grad_input = rt.infer_output(lambda: rt.output_desc(self.shape, grad_output.dtype, grad_output.format))
+        try:
+            grad_input = rt.output_desc(self.shape, grad_output.dtype, grad_output.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input = None
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     return (
@@ -360,7 +363,7 @@ def _check(
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         # Note: The parameter table says "values greater than 0"; the error table does not list it separately.
         check = "kernel-size-positive"
-        if not (all(k > 0 for k in kernel_size)):
+        if not (min(kernel_size, default=1) > 0):
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The rank of gradOutput, self or gradInput, or the length of kernelSize or stride,
         # is not supported.
@@ -371,7 +374,7 @@ def _check(
         # Note: The parameter table says "values greater than 0"; the error table does not list it separately. A
         #   null stride is not checked.
         check = "stride-positive"
-        if stride is not None and not (all(s > 0 for s in stride)):
+        if stride is not None and not (min(stride, default=1) > 0):
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 2.
         # Note: The code rejects a padding longer than 2 in the rank checks and, right after, an empty padding in
@@ -450,7 +453,7 @@ def _check(
                 and grad_output.shape[-2:] == (1, 1)
             )
         ):
-            if not (all(p >= 0 for p in padding)):
+            if not (min(padding, default=0) >= 0):
                 raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
         # cube-fp32 (161002): The Cube unit does not compute in FLOAT32: with FLOAT32 input, cubeMathType must be 1
         # (ALLOW_FP32_DOWN_PRECISION) or 2 (USE_FP16).

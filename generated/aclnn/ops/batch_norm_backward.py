@@ -547,14 +547,15 @@ def _normalize(
     eps = rt.as_float("eps", eps)
     output_mask = rt.as_bool_array("outputMask", output_mask)
     if grad_input is MISSING:
-        grad_input = rt.infer_output(
-            lambda: None if not (output_mask[0]) else rt.output_desc(input.shape, grad_out.dtype, input.format)
-        )
+        try:
+            grad_input = None if not (output_mask[0]) else rt.output_desc(input.shape, grad_out.dtype, input.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input = None
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     if grad_weight is MISSING:
-        grad_weight = rt.infer_output(
-            lambda: (
+        try:
+            grad_weight = (
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
@@ -567,12 +568,13 @@ def _normalize(
                     "ND",
                 )
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_weight = None
     else:
         grad_weight = rt.as_tensor("gradWeight", grad_weight)
     if grad_bias is MISSING:
-        grad_bias = rt.infer_output(
-            lambda: (
+        try:
+            grad_bias = (
                 None
                 if not (output_mask[2])
                 else rt.output_desc(
@@ -585,7 +587,8 @@ def _normalize(
                     "ND",
                 )
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_bias = None
     else:
         grad_bias = rt.as_tensor("gradBias", grad_bias)
     return (

@@ -826,14 +826,15 @@ def _normalize(
     output_mask = rt.as_bool_array("outputMask", output_mask)
     cube_math_type = rt.as_int("cubeMathType", cube_math_type, "int8_t")
     if grad_input is MISSING:
-        grad_input = rt.infer_output(
-            lambda: None if not (output_mask[0]) else rt.output_desc(input.shape, input.dtype, input.format)
-        )
+        try:
+            grad_input = None if not (output_mask[0]) else rt.output_desc(input.shape, input.dtype, input.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input = None
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     if grad_weight is MISSING:
-        grad_weight = rt.infer_output(
-            lambda: (
+        try:
+            grad_weight = (
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
@@ -842,13 +843,15 @@ def _normalize(
                     weight.format,
                 )
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_weight = None
     else:
         grad_weight = rt.as_tensor("gradWeight", grad_weight)
     if grad_bias is MISSING:
-        grad_bias = rt.infer_output(
-            lambda: None if not (output_mask[2]) else rt.output_desc((grad_output.shape[1],), grad_output.dtype)
-        )
+        try:
+            grad_bias = None if not (output_mask[2]) else rt.output_desc((grad_output.shape[1],), grad_output.dtype)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_bias = None
     else:
         grad_bias = rt.as_tensor("gradBias", grad_bias)
     return (
@@ -1190,20 +1193,20 @@ def _check(
         # Documented but not enforced by CANN's first phase: not checked here.
         # stride-positive (161002): Every stride value must be greater than 0.
         check = "stride-positive"
-        if not (all(v >= 1 for v in stride)):
+        if not (min(stride, default=1) >= 1):
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-non-negative (161002): Every padding value must be >= 0.
         check = "padding-non-negative"
-        if not (all(v >= 0 for v in padding)):
+        if not (min(padding, default=0) >= 0):
             raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
         # dilation-positive (161002): Every dilation value must be greater than 0.
         check = "dilation-positive"
-        if not (all(v >= 1 for v in dilation)):
+        if not (min(dilation, default=1) >= 1):
             raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # output-padding-non-negative (161002): Every outputPadding value must be in [0, stride of that dimension).
         check = "output-padding-non-negative"
         if transposed:
-            if not (all(v >= 0 for v in output_padding)):
+            if not (min(output_padding, default=0) >= 0):
                 raise rt.fail(CHECKS["output-padding-non-negative"], {"outputPadding": output_padding})
         # output-padding-less-than-stride (161002): Every outputPadding value must be in [0, stride of that
         # dimension).

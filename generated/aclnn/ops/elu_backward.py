@@ -137,7 +137,10 @@ def _normalize(product, grad_output, alpha, scale, input_scale, is_result, self_
     is_result = rt.as_bool("isResult", is_result)
     self_or_result = rt.as_tensor("selfOrResult", self_or_result)
     if grad_input is MISSING:
-        grad_input = rt.infer_output(lambda: rt.output_desc(grad_output.shape, grad_output.dtype, grad_output.format))
+        try:
+            grad_input = rt.output_desc(grad_output.shape, grad_output.dtype, grad_output.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input = None
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     return product, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input

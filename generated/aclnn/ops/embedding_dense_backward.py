@@ -129,7 +129,10 @@ def _normalize(product, grad, indices, num_weights, padding_idx, scale_grad_by_f
     padding_idx = rt.as_int("paddingIdx", padding_idx, "uint64_t")
     scale_grad_by_freq = rt.as_bool("scaleGradByFreq", scale_grad_by_freq)
     if out is MISSING:
-        out = rt.infer_output(lambda: rt.output_desc((num_weights, grad.shape[-1]), grad.dtype, "ND"))
+        try:
+            out = rt.output_desc((num_weights, grad.shape[-1]), grad.dtype, "ND")
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            out = None
     else:
         out = rt.as_tensor("out", out)
     return product, grad, indices, num_weights, padding_idx, scale_grad_by_freq, out

@@ -428,14 +428,15 @@ def _normalize(
     bias_optional = rt.as_tensor("biasOptional", bias_optional)
     output_mask = rt.as_bool_array("outputMask", output_mask)
     if grad_input_out is MISSING:
-        grad_input_out = rt.infer_output(
-            lambda: None if not (output_mask[0]) else rt.output_desc(input.shape, input.dtype, "ND")
-        )
+        try:
+            grad_input_out = None if not (output_mask[0]) else rt.output_desc(input.shape, input.dtype, "ND")
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input_out = None
     else:
         grad_input_out = rt.as_tensor("gradInputOut", grad_input_out)
     if grad_weight_out is MISSING:
-        grad_weight_out = rt.infer_output(
-            lambda: (
+        try:
+            grad_weight_out = (
                 None
                 if not (output_mask[1])
                 else rt.output_desc(
@@ -444,12 +445,13 @@ def _normalize(
                     "ND",
                 )
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_weight_out = None
     else:
         grad_weight_out = rt.as_tensor("gradWeightOut", grad_weight_out)
     if grad_bias_out is MISSING:
-        grad_bias_out = rt.infer_output(
-            lambda: (
+        try:
+            grad_bias_out = (
                 None
                 if not (output_mask[2])
                 else rt.output_desc(
@@ -458,7 +460,8 @@ def _normalize(
                     "ND",
                 )
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_bias_out = None
     else:
         grad_bias_out = rt.as_tensor("gradBiasOut", grad_bias_out)
     return (

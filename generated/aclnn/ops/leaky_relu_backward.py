@@ -143,8 +143,8 @@ def _normalize(product, grad_output, self, negative_slope, self_is_result, out):
     negative_slope = rt.as_scalar("negativeSlope", negative_slope)
     self_is_result = rt.as_bool("selfIsResult", self_is_result)
     if out is MISSING:
-        out = rt.infer_output(
-            lambda: rt.output_desc(
+        try:
+            out = rt.output_desc(
                 rt.broadcast_shape(grad_output.shape, self.shape)
                 if rt.broadcastable(grad_output.shape, self.shape)
                 else self.shape,
@@ -152,7 +152,8 @@ def _normalize(product, grad_output, self, negative_slope, self_is_result, out):
                 if rt.promotable(grad_output.dtype, self.dtype)
                 else self.dtype,
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            out = None
     else:
         out = rt.as_tensor("out", out)
     return product, grad_output, self, negative_slope, self_is_result, out

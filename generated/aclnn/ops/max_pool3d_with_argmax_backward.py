@@ -234,7 +234,10 @@ def _normalize(product, grad_output, self, indices, kernel_size, stride, padding
     dilation = rt.as_int_array("dilation", dilation)
     ceil_mode = rt.as_bool("ceilMode", ceil_mode)
     if grad_input is MISSING:
-        grad_input = rt.infer_output(lambda: rt.output_desc(self.shape, self.dtype, self.format))
+        try:
+            grad_input = rt.output_desc(self.shape, self.dtype, self.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input = None
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     return product, grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode, grad_input
@@ -333,7 +336,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # kernel-size-positive (161002): kernelSize contains a value less than or equal to 0.
         check = "kernel-size-positive"
-        if not (all(k > 0 for k in kernel_size)):
+        if not (min(kernel_size, default=1) > 0):
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The length of stride is not 0, 1 or 3.
         check = "stride-length"
@@ -341,7 +344,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # stride-positive (161002): stride contains a value less than or equal to 0.
         check = "stride-positive"
-        if not (all(s > 0 for s in stride)):
+        if not (min(stride, default=1) > 0):
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 3.
         check = "padding-length"
@@ -360,7 +363,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: Not in the error table; the code only requires dilation > 0. The doc's stricter "only 1 is
         #   supported" is the next (unenforced) check.
         check = "dilation-positive"
-        if not (all(d > 0 for d in dilation)):
+        if not (min(dilation, default=1) > 0):
             raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # dilation-one (161002): Only the value 1 is supported for dilation.
         # Note: The parameter table says dilation only supports 1, but the error table has no matching row and the

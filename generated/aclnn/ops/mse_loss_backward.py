@@ -136,15 +136,16 @@ def _normalize(product, grad_output, self, target, reduction, out):
     target = rt.as_tensor("target", target)
     reduction = rt.as_int("reduction", reduction, "int64_t")
     if out is MISSING:
-        out = rt.infer_output(
-            lambda: rt.output_desc(
+        try:
+            out = rt.output_desc(
                 rt.broadcast_shape(target.shape, rt.broadcast_shape(grad_output.shape, self.shape))
                 if rt.broadcastable(grad_output.shape, self.shape)
                 and rt.broadcastable(target.shape, rt.broadcast_shape(grad_output.shape, self.shape))
                 else self.shape,
                 self.dtype,
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            out = None
     else:
         out = rt.as_tensor("out", out)
     return product, grad_output, self, target, reduction, out

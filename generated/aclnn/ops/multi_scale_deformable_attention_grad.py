@@ -369,17 +369,24 @@ def _normalize(
     attn_weight = rt.as_tensor("attnWeight", attn_weight)
     grad_output = rt.as_tensor("gradOutput", grad_output)
     if grad_value is MISSING:
-        grad_value = rt.infer_output(lambda: rt.output_desc(value.shape, value.dtype, value.format))
+        try:
+            grad_value = rt.output_desc(value.shape, value.dtype, value.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_value = None
     else:
         grad_value = rt.as_tensor("gradValue", grad_value)
     if grad_location is MISSING:
-        grad_location = rt.infer_output(lambda: rt.output_desc(location.shape, location.dtype, location.format))
+        try:
+            grad_location = rt.output_desc(location.shape, location.dtype, location.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_location = None
     else:
         grad_location = rt.as_tensor("gradLocation", grad_location)
     if grad_attn_weight is MISSING:
-        grad_attn_weight = rt.infer_output(
-            lambda: rt.output_desc(attn_weight.shape, attn_weight.dtype, attn_weight.format)
-        )
+        try:
+            grad_attn_weight = rt.output_desc(attn_weight.shape, attn_weight.dtype, attn_weight.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_attn_weight = None
     else:
         grad_attn_weight = rt.as_tensor("gradAttnWeight", grad_attn_weight)
     return (

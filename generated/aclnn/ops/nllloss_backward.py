@@ -206,7 +206,10 @@ def _normalize(product, grad_output, self, target, weight, reduction, ignore_ind
     ignore_index = rt.as_int("ignoreIndex", ignore_index, "int64_t")
     total_weight = rt.as_tensor("totalWeight", total_weight)
     if out is MISSING:
-        out = rt.infer_output(lambda: rt.output_desc(self.shape, self.dtype, self.format))
+        try:
+            out = rt.output_desc(self.shape, self.dtype, self.format)
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            out = None
     else:
         out = rt.as_tensor("out", out)
     return product, grad_output, self, target, weight, reduction, ignore_index, total_weight, out

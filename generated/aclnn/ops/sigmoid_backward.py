@@ -133,8 +133,8 @@ def _normalize(product, grad_output, output, grad_input):
     grad_output = rt.as_tensor("gradOutput", grad_output)
     output = rt.as_tensor("output", output)
     if grad_input is MISSING:
-        grad_input = rt.infer_output(
-            lambda: rt.output_desc(
+        try:
+            grad_input = rt.output_desc(
                 rt.broadcast_shape(grad_output.shape, output.shape)
                 if rt.broadcastable(grad_output.shape, output.shape)
                 else output.shape,
@@ -142,7 +142,8 @@ def _normalize(product, grad_output, output, grad_input):
                 if rt.promotable(grad_output.dtype, output.dtype)
                 else output.dtype,
             )
-        )
+        except rt.INFER_ERRORS:  # inputs too broken to infer it from: left null, the checks report them
+            grad_input = None
     else:
         grad_input = rt.as_tensor("gradInput", grad_input)
     return product, grad_output, output, grad_input
