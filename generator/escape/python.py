@@ -169,6 +169,7 @@ GENERATED_NAMES = frozenset(
         "annotations",
         "builtins",
         "NamedTuple",
+        "TYPE_CHECKING",
         "np",
         "rt",
         "OP",
@@ -199,7 +200,7 @@ GENERATED_NAMES = frozenset(
 # module reach the builtin as ``builtins.abs``.
 USED_BUILTINS = frozenset({"abs", "all", "any", "len", "list", "max", "min", "range", "sum", "tuple"})
 # Builtins the package's __init__ calls by name; no op may be named after one.
-INIT_BUILTINS = frozenset({"dict", "getattr", "isinstance", "list", "str", "tuple", "type", "zip"})
+INIT_BUILTINS = frozenset({"dict", "frozenset", "getattr", "isinstance", "list", "str", "tuple", "type", "zip"})
 
 # Names the generated ``aclnn`` package defines at its top level (templates/python/init.py.j2);
 # the per-op functions are imported there under the op's snake name, so a snake name must differ.
@@ -210,6 +211,7 @@ PACKAGE_NAMES = frozenset(
         "cache",
         "resources",
         "CATALOG",
+        "_signature",
         "AclnnError",
         "Scalar",
         "TensorDesc",

@@ -255,6 +255,9 @@ def test_reserved_name_lists_cover_the_generated_code():
             "support",
             "dtype",
             "param",
+            "order",
+            "get",
+            "output",
         }
         <= PACKAGE_NAMES
     )
