@@ -21,6 +21,7 @@ UTF-8), no bidirectional overrides.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import quote
 
 # C0/C1 controls (tab and newline are whitespace and collapse), lone surrogates, and the bidi
@@ -30,13 +31,25 @@ _UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u
 
 def clean(text: str) -> str:
     """``text`` as one safe line: unsafe characters become U+FFFD, whitespace runs one space."""
-    return " ".join(_UNSAFE.sub("\ufffd", str(text)).split())
+    return _clean(text) if type(text) is str else _clean(str(text))
+
+
+# Pages repeat the same strings (names, dtypes, formats, products) many times: the escapes of a
+# str are remembered (a bounded number; they are pure functions of it).
+@lru_cache(maxsize=1 << 16)
+def _clean(text: str) -> str:
+    return " ".join(_UNSAFE.sub("\ufffd", text).split())
 
 
 def html_text(text: str) -> str:
     """Escape for HTML text content (``& < > " '``)."""
+    return _html_text(text) if type(text) is str else _html_text(str(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _html_text(text: str) -> str:
     return (
-        clean(text)
+        _clean(text)
         .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
@@ -45,13 +58,13 @@ def html_text(text: str) -> str:
     )
 
 
-_MD_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_[]~$|!{}#"}
+_MD_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "\\`*_[]~$|!{}#"})
 
 
 def html_md(text: str) -> str:
     """Escape for text that is HTML in one renderer and Markdown inline in another (``<term>`` names in list
     items): HTML specials and Markdown punctuation as numeric entities, which both decode to plain text."""
-    return "".join(_MD_ENTITIES.get(ch, ch) for ch in html_text(text))
+    return html_text(text).translate(_MD_ENTITIES)
 
 
 def html_attr(text: str) -> str:
