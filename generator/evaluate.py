@@ -240,7 +240,8 @@ class SpecEvaluator:
             return None
         if kind == "expr":
             node = self.exprs[("checks", index, "expr")]
-            used = [n for n in self.params if n in ex.names_used(node)]
+            names_used = ex.names_used(node)
+            used = [n for n in self.params if n in names_used]
             if any(values[n] is None for n in used if self._pointer(n)):
                 return None
             return None if self._eval(node, values, product) else {n: values[n] for n in used}
