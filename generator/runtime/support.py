@@ -75,20 +75,20 @@ class _Search:
         # tensors retyped, dtype). Tensors that share a dtype are retyped together, so the calls
         # tried for one of them are often the very calls tried for another: each runs once.
         self._verdicts: dict[tuple, bool] = {}
-        # Dtype checks whose verdict is decided by the product, the dtypes of the arguments they
-        # test and what their `when` reads (_DtypeCheck). A call such a check rejected proves
-        # every call that agrees on those rejected too (by that check or by an earlier one: a
-        # validator accepts only calls that pass every check), so the search skips those calls
-        # without running the validator: the result is the same, with far fewer calls (BatchNorm-
-        # Backward: about 600 validator calls instead of 30,000).
+        # Checks whose verdict is decided by the product and by what they read (_DtypeCheck: the
+        # dtypes a dtype check tests, what a `when` or an `expr` rule reads). A call such a check
+        # rejected proves every call that agrees on those rejected too (by that check or by an
+        # earlier one: a validator accepts only calls that pass every check), so the search skips
+        # those calls without running the validator: the result is the same, with far fewer calls
+        # (BatchNormBackward: about 500 validator calls instead of 30,000).
         self._dtype_checks = _dtype_checks(spec, exprs, getattr(module, "DTYPES", None))
         self._rejected: dict[str, set[tuple]] = {}  # check id -> {(product, key)}
         # Membership checks (_DtypeCheck.allowed) reached, by what their `when` read: check id ->
         # {(product, the when's values)}; a rejection there proves the check applies to such calls.
         self._applies: dict[str, set[tuple]] = {}
         self._plans: dict[tuple[str, str], list] = {}  # (product, tensor) -> _variants
-        self._templates: dict[tuple, list] = {}  # recipe -> [(check id, _Template)]
-        self._check_templates: dict[tuple, _Template | None] = {}  # see _recipe_templates
+        self._templates: dict[tuple, _Template | None] = {}  # (recipe, check id) -> see _template
+        self._check_templates: dict[tuple, _Template | None] = {}  # shared by recipes: see _template
         self._coverage: dict[tuple, tuple[int, set[int]]] = {}  # see _covered
 
     def _witnesses(self) -> list[dict]:
@@ -129,15 +129,12 @@ class _Search:
         return True
 
     def _proven_rejected(self, recipe: tuple, base: dict, names: tuple[str, ...], dtype: str) -> bool:
-        """Whether an earlier rejection by a dtype check covers ``base`` with ``names`` retyped."""
-        templates = self._templates.get(recipe)
-        if templates is None:
-            templates = self._templates[recipe] = self._recipe_templates(recipe, base, names)
-        rejected, applies, checks = self._rejected, self._applies, self._dtype_checks
+        """Whether an earlier rejection by a check covers ``base`` with ``names`` retyped."""
+        applies, checks = self._applies, self._dtype_checks
         product = recipe[0]
-        for check_id, template in templates:
-            seen = rejected.get(check_id)
-            if seen is None:
+        for check_id, seen in self._rejected.items():
+            template = self._template(recipe, base, names, check_id)
+            if template is None:
                 continue
             key = template.fill(dtype)
             if (product, key) in seen:
@@ -147,20 +144,20 @@ class _Search:
                     return True  # the check applies here and a tested dtype is outside its list
         return False
 
-    def _recipe_templates(self, recipe: tuple, base: dict, names: tuple[str, ...]) -> list:
-        """[(check id, _Template)] of a recipe. A check's template depends only on the base
-        arguments (product, witness, inferred?) and on which of the arguments it reads are
-        retyped: recipes that differ elsewhere share it."""
-        out = []
-        cache, witness = self._check_templates, recipe[:3]
-        for check_id, check in self._dtype_checks.items():
-            key = (witness, check_id, tuple(n for n in check.retypable if n in names))
-            template = cache.get(key, _UNSET)
+    def _template(self, recipe: tuple, base: dict, names: tuple[str, ...], check_id: str) -> _Template | None:
+        """The check's key template for a recipe, computed when first needed. It depends only on the
+        base arguments (product, witness, inferred?) and on which of the arguments the check reads
+        are retyped: recipes that differ elsewhere share it."""
+        slot = (recipe, check_id)
+        template = self._templates.get(slot, _UNSET)
+        if template is _UNSET:
+            check = self._dtype_checks[check_id]
+            key = (recipe[:3], check_id, tuple(n for n in check.retypable if n in names))
+            template = self._check_templates.get(key, _UNSET)
             if template is _UNSET:
-                template = cache[key] = check.template(base, names)
-            if template is not None:
-                out.append((check_id, template))
-        return out
+                template = self._check_templates[key] = check.template(base, names)
+            self._templates[slot] = template
+        return template
 
     def _inferred(self, product: str, raw: dict) -> dict | None:
         """``raw`` with every output made explicit as the validator would infer it (None if it cannot)."""
@@ -229,22 +226,13 @@ class _Search:
             if known is None or known[0] != len(applies):  # new facts: look again
                 found = set()
                 for index, (recipe, base, names) in enumerate(self._variants(product, param)):
-                    for other, template in self._recipe_templates_cached(recipe, base, names):
-                        if (
-                            other == check_id
-                            and template.open_seen == []
-                            and (product, template.fill("")[1]) in applies
-                        ):
+                    template = self._template(recipe, base, names, check_id)
+                    if template is not None and not template.open_seen:
+                        if (product, template.fill("")[1]) in applies:
                             found.add(index)
                 known = self._coverage[slot] = (len(applies), found)
             covered |= known[1]
         return covered
-
-    def _recipe_templates_cached(self, recipe: tuple, base: dict, names: tuple[str, ...]) -> list:
-        templates = self._templates.get(recipe)
-        if templates is None:
-            templates = self._templates[recipe] = self._recipe_templates(recipe, base, names)
-        return templates
 
     def _variants(self, product: str, param: str) -> list[tuple[tuple, dict, tuple[str, ...]]]:
         """The calls to try for ``param``, in order, as (recipe without the dtype, arguments to
@@ -289,25 +277,28 @@ class _Search:
         return out
 
 
-# Check kinds whose test depends only on the product and the dtypes (or nullness) of the arguments
-# they name. Whether such a check applies at all (its ``when``) depends on the arguments its
-# condition reads; tensors whose dtype the condition never reads enter by shape and format only.
+# Checks whose verdict (pass, or fail with this check) is a function of the product and of what
+# they read: the dtypes (or nullness) of the arguments a dtype check tests, and what its `when` or
+# an `expr` check's rule reads from each argument: only its dtype, only its layout (shape, rank,
+# format, numel, empty) or the whole value.
 _DTYPE_KINDS = frozenset({"dtype_supported", "dtype_in", "dtype_same", "dtype_castable"})
-_FULL, _LAYOUT = "full", "layout"
+_DTYPE, _LAYOUT, _FULL = "dtype", "layout", "full"
+_LAYOUT_ATTRS = frozenset({"shape", "rank", "format", "numel", "empty"})
 _UNSET = object()
 
 
 class _DtypeCheck:
-    """What decides one dtype check: the arguments it tests and those its ``when`` reads.
+    """What decides one check: the arguments whose dtypes it tests (``names``) and what it reads of
+    the others (``reads``: (name, how) pairs: ``_DTYPE``, ``_LAYOUT`` or ``_FULL``).
 
     ``allowed`` (membership checks: ``dtype_supported``, ``dtype_in``): per tested argument, the
     dtypes it accepts by product (``allowed[i].get(product, ())``); such a check rejects every call
     that reaches it with one tested dtype outside those, whatever the others are."""
 
-    def __init__(self, names: tuple[str, ...], when: tuple[tuple[str, str], ...], allowed=None):
-        self.names, self.when, self.allowed = names, when, allowed
-        # The arguments whose retyping changes the check's key: those it tests, those it reads in full.
-        self.retypable = names + tuple(name for name, use in when if use == _FULL and name not in names)
+    def __init__(self, names: tuple[str, ...], reads: tuple[tuple[str, str], ...], allowed=None):
+        self.names, self.reads, self.allowed = names, reads, allowed
+        # The arguments whose retyping changes the check's key: all but those read by layout.
+        self.retypable = names + tuple(name for name, how in reads if how != _LAYOUT and name not in names)
 
     def outside(self, product: str, dtypes: tuple) -> bool:
         """Whether one of ``dtypes`` (of ``names``; None: a null argument, skipped) is not allowed."""
@@ -336,15 +327,19 @@ class _DtypeCheck:
             else:
                 return None
         seen, open_seen = [], []
-        for name, use in self.when:
+        for name, how in self.reads:
             if name not in args:
                 return None
             value = args[name]
             if isinstance(value, TensorDesc):
-                if use == _LAYOUT:
+                if how == _LAYOUT:
                     value = (value.shape, value.format)
                 elif name in retyped:
-                    open_seen.append(len(seen))
+                    open_seen.append((len(seen), how))
+                elif how == _DTYPE:
+                    value = value.dtype
+            elif isinstance(value, Scalar) and how == _DTYPE:
+                value = value.dtype
             elif isinstance(value, list):
                 value = tuple(value)
             seen.append(value)
@@ -370,7 +365,7 @@ class _Template:
 
     __slots__ = ("dtypes", "seen", "open_dtypes", "open_seen", "fixed")
 
-    def __init__(self, dtypes: list, seen: list, open_dtypes: list[int], open_seen: list[int]):
+    def __init__(self, dtypes: list, seen: list, open_dtypes: list[int], open_seen: list[tuple[int, str]]):
         self.dtypes, self.seen, self.open_dtypes, self.open_seen = dtypes, seen, open_dtypes, open_seen
         self.fixed = None if open_dtypes or open_seen else (tuple(dtypes), tuple(seen))
 
@@ -380,53 +375,70 @@ class _Template:
         dtypes, seen = list(self.dtypes), list(self.seen)
         for i in self.open_dtypes:
             dtypes[i] = dtype
-        for i in self.open_seen:
-            value = seen[i]
-            seen[i] = TensorDesc.trusted(value.shape, dtype, value.format)
+        for i, how in self.open_seen:
+            value = seen[i]  # the retyped tensor, as _retype makes it
+            seen[i] = dtype if how == _DTYPE else TensorDesc.trusted(value.shape, dtype, value.format)
         return tuple(dtypes), tuple(seen)
 
 
 def _dtype_checks(spec: OpSpec, exprs: dict | None, tables: dict | None = None) -> dict[str, _DtypeCheck]:
-    """Check id -> what decides it, for the dtype checks whose verdict is decided by the arguments'
-    dtypes and by what their ``when`` reads (parsed nodes from ``exprs``; without them only checks
-    with no ``when`` qualify). ``tables``: the validator's ``DTYPES`` (for ``dtype_supported``)."""
+    """Check id -> what decides it: dtype checks, and ``expr`` checks, whose rule and ``when`` are
+    parsed nodes in ``exprs`` (without them only dtype checks with no ``when`` qualify).
+    ``tables``: the validator's ``DTYPES`` (for ``dtype_supported``)."""
     from generator import expr as ex
 
     out = {}
     params = {p.name for p in spec.params}
     for index, check in enumerate(spec.checks):
-        if check.kind not in _DTYPE_KINDS or not check.enforced or not check.params:
+        if not check.enforced:
             continue
-        names = tuple(check.params)
-        if check.kind == "dtype_castable" and check.to in params:
-            names += (check.to,)
-        when: tuple = ()
+        reads: dict[str, str] = {}
+        names: tuple[str, ...] = ()
+        if check.kind in _DTYPE_KINDS and check.params:
+            names = tuple(check.params)
+            if check.kind == "dtype_castable" and check.to in params:
+                names += (check.to,)
+        elif check.kind == "expr":
+            node = (exprs or {}).get(("checks", index, "expr"))
+            if node is None:
+                continue
+            _reads(ex, node, reads)
+        else:
+            continue
         if check.when is not None:
             node = (exprs or {}).get(("checks", index, "when"))
             if node is None:
                 continue
-            when = _when_uses(ex, node)
+            _reads(ex, node, reads)
         allowed = None
         if check.kind == "dtype_in":
             listed = frozenset(check.dtypes or ())
             allowed = tuple(_Everywhere(listed) for _ in names)
         elif check.kind == "dtype_supported" and tables is not None:
             allowed = tuple(tables.get(name, {}) for name in names)
-        out[check.id] = _DtypeCheck(names, when, allowed)
+        out[check.id] = _DtypeCheck(names, tuple(sorted(reads.items())), allowed)
     return out
 
 
-def _when_uses(ex, node) -> tuple[tuple[str, str], ...]:
-    """The parameters a condition reads, each with how: by layout (only shape, rank, format, numel
-    or empty of a tensor) or in full."""
-    uses: dict[str, int] = {}
+def _reads(ex, node, reads: dict[str, str]) -> None:
+    """Add to ``reads`` the parameters an expression reads and how: only the dtype, only the layout
+    (shape, rank, format, numel, empty of a tensor) or in full (anything else, or both)."""
+    count: dict[str, int] = {}
+    dtype: dict[str, int] = {}
     layout: dict[str, int] = {}
     for n in ex.walk(node):
         if isinstance(n, ex.Name) and n.kind == "param":
-            uses[n.id] = uses.get(n.id, 0) + 1
-        elif isinstance(n, ex.Attr) and isinstance(n.obj, ex.Name) and n.obj.kind == "param" and n.attr != "dtype":
-            layout[n.obj.id] = layout.get(n.obj.id, 0) + 1
-    return tuple((name, _LAYOUT if layout.get(name) == count else _FULL) for name, count in sorted(uses.items()))
+            count[n.id] = count.get(n.id, 0) + 1
+        elif isinstance(n, ex.NullTest):
+            reads[n.param] = _FULL  # present(p), p is None: its nullness (a full read is the safe side)
+        elif isinstance(n, ex.Attr) and isinstance(n.obj, ex.Name) and n.obj.kind == "param":
+            into = dtype if n.attr == "dtype" else layout if n.attr in _LAYOUT_ATTRS else None
+            if into is not None:
+                into[n.obj.id] = into.get(n.obj.id, 0) + 1
+    for name, total in count.items():
+        how = _DTYPE if dtype.get(name) == total else _LAYOUT if layout.get(name) == total else _FULL
+        before = reads.get(name)
+        reads[name] = how if before in (None, how) else _FULL
 
 
 def _desc(value: object) -> object:
