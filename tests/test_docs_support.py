@@ -128,6 +128,14 @@ def test_pruned_search_equals_the_exhaustive_one(info):
         assert pruned.calls < exhaustive.calls / 10  # about 500 validator calls instead of 30,000
 
 
+def test_runtime_parses_the_rules_as_the_loader():
+    """aclnn.supports parses the checks' rules itself (the package has no loader output): the same trees."""
+    for info in PROJECT.ops:
+        mine = support._rules(aclnn.spec(info.spec.name))
+        loaders = {k: v for k, v in info.exprs.items() if k[0] == "checks" and k[2] in ("when", "expr")}
+        assert mine == loaders, info.spec.name
+
+
 class _Counting(support._Search):
     calls = 0
 

@@ -498,8 +498,36 @@ def supports(module: Any, spec: OpSpec, product: object, dtype: object = None, p
     table = _CACHE.get(spec.name)
     if table is None:
         all_dtypes = tuple(values._Tables.dtype_values)  # catalogue order
-        table = _CACHE[spec.name] = support_table(spec, module, spec.products, all_dtypes)
+        table = _CACHE[spec.name] = support_table(spec, module, spec.products, all_dtypes, _rules(spec))
     row = table.get(tag, {})
     if wanted is None:
         return dict(row) if param is None else row.get(param, ())
     return wanted in row.get(param if param is not None else main_input(spec), ())
+
+
+def _rules(spec: OpSpec) -> dict:
+    """The spec's check rules (``when``, ``expr``) parsed as the loader parses them, against the
+    installed catalogue: they let the search skip calls an earlier rejection rules out (a rule that
+    does not parse here is left out, which only means fewer skips)."""
+    from generator import expr as ex
+    from generator.loader import expr_type
+    from generator.runtime import values
+
+    tables = values._Tables
+    scope = ex.Scope(
+        {p.name: expr_type(p) for p in spec.params},
+        frozenset(tables.dtype_values),
+        frozenset(tables.format_values),
+        products=frozenset(tables.products),
+    )
+    out = {}
+    for index, check in enumerate(spec.checks):
+        for field in ("when", "expr"):
+            text = getattr(check, field)
+            if text is not None:
+                try:
+                    out[("checks", index, field)] = ex.parse(text, scope, ex.BOOL)
+                except ex.ExprError:
+                    continue
+    return out
+
