@@ -36,7 +36,7 @@ def clean(text: str) -> str:
 
 # Pages repeat the same strings (names, dtypes, formats, products) many times: the escapes of a
 # str are remembered (a bounded number; they are pure functions of it).
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _clean(text: str) -> str:
     return " ".join(_UNSAFE.sub("\ufffd", text).split())
 
@@ -46,7 +46,7 @@ def html_text(text: str) -> str:
     return _html_text(text) if type(text) is str else _html_text(str(text))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _html_text(text: str) -> str:
     return (
         _clean(text)
