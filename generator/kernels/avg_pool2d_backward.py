@@ -55,13 +55,18 @@ Other readings
 Implementation: separable strided accumulation -- ``kW`` strided slice additions spread the scaled gradient
 along ``W`` into ``(P, Ho, W)``, then ``kH`` along ``H`` into ``(P, H, W)``; each tap is clipped to the outputs
 whose cell lies inside the input, so padding cells are never materialised.  The global path is one
-broadcast division.
+broadcast division.  With the compiled helpers (``_accel``) one loop per plane does the same: it prepares
+the plane's gradient (division, mean factor, float16 roundings, weight) once, makes the same float32
+additions in the same order in a ``(Ho, W)`` buffer and a row buffer, and writes each result straight into
+the output in its dtype -- bit for bit the NumPy path's result, with no full-size temporary (the output is
+the only large allocation, as in PyTorch).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import Cost, check_float, from_compute, normalize_pair, pool_out_size, to_compute
 
 __all__ = ["avg_pool2d_backward", "cost", "select_path"]
@@ -152,6 +157,87 @@ def _spread(scaled: np.ndarray, shape, kernel, stride, pad, ho, wo) -> np.ndarra
     return out
 
 
+@_accel.jit(inline=True)
+def _to_half(value, scratch):
+    """``value`` (float32) rounded to float16 and back (nearest even)."""
+    _accel.put(scratch, 0, value)
+    return _accel.as_f32(scratch[0])
+
+
+@_accel.jit
+def _spread_compiled(src, factors, divide, mean_half, to_half, weight, kernel, stride, pad, half, out):
+    """:func:`_spread` in one pass per plane, writing the result straight into ``out`` (P, H, W) (storage of
+    the result dtype). The source is prepared once per plane as the NumPy code prepares it: divided by
+    ``factors[ho, wo]`` (``divide``, the direct path), or for the cube multiplied by ``factors`` and rounded to
+    float16 when ``mean_half`` (a per-window mean; ``factors`` is all ones otherwise), rounded to float16 when
+    ``to_half``, multiplied by ``weight``. Then the same float32 additions in the same order (along W in tap
+    order into a (Ho, W) buffer, then along H in tap order); the sum is rounded through float16 when
+    ``half``, then once to ``out``'s dtype."""
+    planes, ho, wo = src.shape
+    h, w = out.shape[1], out.shape[2]
+    kh, kw = kernel
+    sh, sw = stride
+    ph, pw = pad
+    scaled = np.empty((ho, wo), np.float32)
+    cols = np.empty((ho, w), np.float32)
+    acc = np.empty(w, np.float32)
+    scratch = np.empty(1, np.uint16)
+    for p in range(planes):
+        for oh in range(ho):
+            if divide:
+                for o in range(wo):
+                    scaled[oh, o] = np.float32(_accel.as_f32(src[p, oh, o]) / factors[oh, o])
+            else:
+                for o in range(wo):
+                    value = np.float32(_accel.as_f32(src[p, oh, o]) * factors[oh, o])
+                    if mean_half:
+                        value = _to_half(value, scratch)
+                    if to_half:
+                        value = _to_half(value, scratch)
+                    scaled[oh, o] = np.float32(value * weight)
+        cols[:, :] = np.float32(0.0)
+        for j in range(kw):
+            lo = max(0, -(-(pw - j) // sw))
+            hi = min(wo, (w - 1 + pw - j) // sw + 1)
+            for oh in range(ho):
+                for o in range(lo, hi):
+                    x = o * sw - pw + j
+                    cols[oh, x] = np.float32(cols[oh, x] + scaled[oh, o])
+        for y in range(h):
+            acc[:] = np.float32(0.0)
+            for i in range(kh):
+                t = y + ph - i
+                if t >= 0 and t % sh == 0 and t // sh < ho:
+                    r = t // sh
+                    for x in range(w):
+                        acc[x] = np.float32(acc[x] + cols[r, x])
+            for x in range(w):
+                value = acc[x]
+                if half:
+                    value = _to_half(value, scratch)
+                _accel.put(out, (p, y, x), value)
+
+
+def _spread_into(source, factors, divide, mean_half, to_half, weight, geometry, half, dtype) -> np.ndarray:
+    """The compiled spread of ``source`` (P, Ho, Wo), any float storage: the result as ``dtype`` (P, H, W)."""
+    shape, kernel, stride, pad = geometry
+    out = np.empty((source.shape[0], *shape), dtype=dtype)
+    _spread_compiled(
+        _accel.storage(_accel.ready(source)),
+        _accel.ready(factors, np.float32),
+        bool(divide),
+        bool(mean_half),
+        bool(to_half),
+        np.float32(weight),
+        tuple(int(k) for k in kernel),
+        tuple(int(s) for s in stride),
+        tuple(int(q) for q in pad),
+        bool(half),
+        _accel.storage(out),
+    )
+    return out
+
+
 def avg_pool2d_backward(
     grad_output,
     self,
@@ -196,12 +282,13 @@ def avg_pool2d_backward(
     if path == "cube" and dtype == _F32 and cube_math_type not in (1, 2) and str(product).strip().lower() in _V1:
         raise ValueError(f"the cube of product {product!r} has no FLOAT32: use cube_math_type 1 or 2")
     planes = self.size // (h * w)
-    g = to_compute(grad_output).reshape(planes, ho, wo)
+    source = grad_output.reshape(planes, ho, wo)
     to_half = cube_math_type in (1, 2)
     half = to_half or dtype == _F16  # the cube / division run in float16
 
     with np.errstate(over="ignore", invalid="ignore"):
         if path == "global":
+            g = to_compute(source)
             gc = g.astype(_F16).astype(_F32) if to_half else g
             res = gc / np.float32(kernel[0] * kernel[1])
             if half:
@@ -212,31 +299,43 @@ def avg_pool2d_backward(
 
         if path == "direct":
             if divisor_override != 0:
-                scaled = g / np.float32(divisor_override)
+                divisor = np.full((ho, wo), divisor_override, dtype=_F32)
             else:
                 dh = _axis_divisor(h, ho, kernel[0], stride_[0], pad[0], count_include_pad)
                 dw = _axis_divisor(w, wo, kernel[1], stride_[1], pad[1], count_include_pad)
-                scaled = g / (dh[:, None] * dw[None, :]).astype(_F32)
-            out = _spread(scaled, (h, w), kernel, stride_, pad, ho, wo)
+                divisor = (dh[:, None] * dw[None, :]).astype(_F32)
+            if _accel.enabled():  # straight from grad_output's storage into the result: no float32 copies
+                geometry = ((h, w), kernel, stride_, pad)
+                out = _spread_into(source, divisor, True, False, False, 1.0, geometry, False, dtype)
+                return out.reshape(self.shape)
+            out = _spread(to_compute(source) / divisor, (h, w), kernel, stride_, pad, ho, wo)
             return from_compute(out.reshape(self.shape), dtype)
 
         # cube path: optional per-window 1/count factor, cast, uniform weight, float32 sums
-        gc = g
         small_divisor = divisor_override != 0 and -_DIVISOR_LIMIT < divisor_override < _DIVISOR_LIMIT
+        mean = None
+        mul_dtype = _F16 if dtype == _F16 else _F32
         if not (small_divisor or count_include_pad):  # the op's mean-matrix branch
             dh = _axis_divisor(h, ho, kernel[0], stride_[0], pad[0], False)
             dw = _axis_divisor(w, wo, kernel[1], stride_[1], pad[1], False)
-            mul_dtype = _F16 if dtype == _F16 else _F32
             mean = (np.float32(1) / (dh[:, None] * dw[None, :]).astype(_F32)).astype(mul_dtype).astype(_F32)
-            gc = (gc * mean).astype(mul_dtype).astype(_F32)
             weight = 1.0
         elif divisor_override != 0:
             weight = 1.0 / divisor_override
         else:
             weight = 1.0 / (kernel[0] * kernel[1])
+        weight = np.float32(np.float32(weight).astype(_F16) if half else weight)
+        if _accel.enabled():  # the source prepared, the result rounded, on the fly; written as dtype
+            factors = mean if mean is not None else np.ones((ho, wo), dtype=_F32)
+            mean_half = mean is not None and mul_dtype == _F16
+            geometry = ((h, w), kernel, stride_, pad)
+            out = _spread_into(source, factors, False, mean_half, to_half, weight, geometry, half, dtype)
+            return out.reshape(self.shape)
+        gc = to_compute(source)
+        if mean is not None:
+            gc = (gc * mean).astype(mul_dtype).astype(_F32)
         if to_half:
             gc = gc.astype(_F16).astype(_F32)
-        weight = np.float32(np.float32(weight).astype(_F16) if half else weight)
         out = _spread(gc * weight, (h, w), kernel, stride_, pad, ho, wo)
         if half:
             out = out.astype(_F16)
@@ -256,7 +355,8 @@ def cost(
     *,
     product="910b",
 ) -> Cost:
-    """Float32 buffers (one per axis pass) and kH + kW strided passes over the pooled gradient."""
+    """Float32 buffers (one per axis pass) and kH + kW strided passes over the pooled gradient (the NumPy
+    path's needs; the compiled path allocates only the result)."""
     shape = [int(v) for v in self.shape]
     gshape = [int(v) for v in grad_output.shape]
     size = 1

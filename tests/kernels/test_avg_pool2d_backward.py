@@ -263,3 +263,36 @@ def test_cost_is_monotone_and_names_self():
     small, big = c(1), c(16)
     assert isinstance(small, Cost) and small.param == "self"
     assert big.bytes > small.bytes and big.ops > small.ops and isinstance(big.bytes, int)
+
+
+@pytest.mark.parametrize("product", ["910b", "910", "950"])
+@pytest.mark.parametrize("cube_math_type", [0, 1])
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_compiled_spread_equals_the_numpy_path_bit_for_bit(rng, product, cube_math_type, dtype):
+    """The compiled spread (one pass, straight into the result) adds in the NumPy path's order and rounds
+    where it rounds: every geometry, mode (mean matrix, divisor override, count_include_pad) and product
+    gives the same bits, non-contiguous inputs included."""
+    from generator.kernels import _accel
+    from generator.kernels._common import pool_out_size
+
+    pytest.importorskip("numba")
+    for (shape, kernel, stride, padding), (ceil, cip, div) in itertools.product(
+        GEOMETRIES, [*MODES, (False, False, -7), (False, False, 255), (True, True, 300)]
+    ):
+        x = rng.standard_normal(shape).astype(dtype)
+        kh, kw = _pair(kernel)
+        sh, sw = _pair(stride, [kh, kw])
+        ph, pw = _pair(padding)
+        ho = pool_out_size(shape[-2], kh, sh, ph, 1, ceil)
+        wo = pool_out_size(shape[-1], kw, sw, pw, 1, ceil)
+        g = (rng.standard_normal((*shape[:-2], wo, ho)) * 3).astype(dtype).swapaxes(-1, -2)  # non-contiguous
+        args = (g, x, kernel, stride, padding, ceil, cip, div, cube_math_type)
+        try:
+            with _accel.forced("numpy"):
+                expected = avg_pool2d_backward(*args, product=product)
+        except ValueError:
+            continue  # a combination the op rejects (the 910 cube's float32, a divisor above 255)
+        with _accel.forced("compiled"):
+            got = avg_pool2d_backward(*args, product=product)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
