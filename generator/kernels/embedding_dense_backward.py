@@ -35,11 +35,14 @@ Readings chosen where sources are silent
 * The device sums rows in index-sorted order; this kernel sums each row group in input order within
   blocks, so float32 results can differ in the last bits when an index repeats many times.
 
-Implementation: rows are processed in blocks of about 256 Ki elements: a stable argsort of the block's
-indices, a gather of its rows into a float32 buffer, ``np.add.reduceat`` over runs of equal indices and one
-fancy-indexed ``+=`` of the run sums into the float32 result.  Extra memory is the result plus one block.
-With the compiled helpers (``_accel``) the rows are instead added one by one in row order, straight from
-``grad`` (half types converted in registers): the same float32 sums up to their order.
+Implementation: the sums are formed in float32: in the result itself when it is FLOAT, otherwise only
+for the rows the indices name (``np.unique``: sorted row numbers and each grad row's slot among them),
+rounded once into the zero-filled result, so the only large allocation is the result, in its dtype.
+Grad rows are processed in blocks of about
+256 Ki elements: a stable argsort of the block's slots, a gather of its rows into a float32 buffer,
+``np.add.reduceat`` over runs of equal slots and one fancy-indexed ``+=`` of the run sums.  With the
+compiled helpers (``_accel``) the rows are instead added one by one in row order, straight from ``grad``
+(half types converted in registers): the same float32 sums up to their order.
 """
 
 from __future__ import annotations
@@ -105,29 +108,40 @@ def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad
     if dim != 0 and rows != indices.size:
         raise ValueError(f"grad {grad.shape} has {rows} rows but indices {indices.shape} has {indices.size} elements")
     dtype = _result_dtype(grad.dtype, rows, dim, num_weights, scale, product)
-    out = np.zeros((num_weights, dim), F32)
+    out = np.zeros((num_weights, dim), dtype)
     if grad.size == 0 or indices.size == 0:
-        return out.astype(dtype, copy=False)
-    idx = _as_rows(indices, num_weights)
+        return out
+    rows_of = _as_rows(indices, num_weights)  # each grad row's row of the result
+    if dtype == F32:
+        sums = out
+    else:  # float32 sums of the named rows only (sorted ``used``), rounded once into the zero result
+        used, rows_of = np.unique(rows_of, return_inverse=True)
+        rows_of = rows_of.reshape(-1)
+        sums = np.zeros((used.size, dim), F32)
     grad2 = grad.reshape(rows, dim)
     step = max(1, _ROWS_ELEMENTS // dim)
     with np.errstate(all="ignore"):
         if _accel.enabled():  # compiled: rows added in order straight from grad (no sort, no float32 copy)
-            _scatter_rows(_accel.storage(_accel.ready(grad2)), idx, out)
+            _scatter_rows(_accel.storage(_accel.ready(grad2)), rows_of, sums)
         else:
             for start in range(0, rows, step):
-                block_idx = idx[start : start + step]
+                block_idx = rows_of[start : start + step]
                 order = np.argsort(block_idx, kind="stable")
                 sorted_idx = block_idx[order]
                 values = widen(grad2[start : start + step][order])
                 heads = np.flatnonzero(np.concatenate(([True], sorted_idx[1:] != sorted_idx[:-1])))
-                out[sorted_idx[heads]] += np.add.reduceat(values, heads, axis=0)
+                sums[sorted_idx[heads]] += np.add.reduceat(values, heads, axis=0)
         if scale:
-            counts = np.bincount(idx, minlength=num_weights).astype(F32)
-            np.divide(out, counts[:, None], out=out, where=counts[:, None] > 0)
+            counts = np.bincount(rows_of, minlength=sums.shape[0]).astype(F32)
+            np.divide(sums, counts[:, None], out=sums, where=counts[:, None] > 0)
     if 0 <= padding_idx < num_weights:
-        out[padding_idx] = 0
-    return to_dtype(out, dtype)
+        if sums is out:
+            out[padding_idx] = 0
+        else:
+            sums[used == padding_idx] = 0
+    if sums is not out:
+        out[used] = to_dtype(sums, dtype)
+    return out
 
 
 @_accel.jit
@@ -141,14 +155,15 @@ def _scatter_rows(grad, idx, out):
 
 
 def cost(grad, indices, num_weights, padding_idx, scale_grad_by_freq, *, product=None) -> Cost:
-    """The float32 result, the int64 indices and one block; about 3 operations per grad element."""
+    """The result (at most float32), float32 sums of the named rows, the index arrays and one block;
+    about 3 operations per grad element."""
     gshape = np.shape(grad)
     dim = int(gshape[-1]) if gshape else 1
     out = int(num_weights) * dim if int(num_weights) > 0 else 0
     nidx = numel(np.shape(indices))
     block = min(numel(gshape), _ROWS_ELEMENTS)
     return Cost(
-        bytes=out * 4 * 2 + nidx * 24 + block * 8,
+        bytes=out * 4 + min(out, nidx * dim) * 4 * 2 + nidx * 40 + block * 8,
         ops=3 * numel(gshape) + out + nidx * 20,
         param="numWeights" if out >= numel(gshape) else "grad",
     )
