@@ -32,13 +32,16 @@ Conventions (op_api ``aclnn_adaptive_avg_pool2d_backward.cpp``)
 Implementation: separable slice writes -- a loop over the ``Wo`` output columns spreads each scaled column
 over its input-column window (all planes and rows at once; cells not yet covered by an earlier window are
 assigned, overlaps added), then a loop over the ``Ho`` output rows does the same along ``H``; the global
-path is one broadcast multiply.
+path is one broadcast multiply.  With the compiled helpers (``_accel``) one loop per plane does the same
+additions in the same order in a ``(Ho, W)`` buffer and a row buffer and writes each result straight into
+the output in its dtype (bit for bit the NumPy path's result; the output is the only large allocation).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
 from generator.kernels._common import Cost, check_float, from_compute, to_compute
 
 __all__ = ["adaptive_avg_pool2d_backward", "adaptive_weights", "cost", "window_bounds"]
@@ -81,6 +84,42 @@ def _spread(dst: np.ndarray, src: np.ndarray, starts, ends, *, axis: int) -> Non
         prev_end = max(prev_end, end)
 
 
+@_accel.jit
+def _spread_compiled(src, area, sh, eh, sw, ew, out):
+    """:func:`_spread` along W then H for every plane, as the NumPy path computes it (the gradient divided by
+    the window area in float32; each cell assigned by its first window and added to by the later ones, in
+    window order, in float32), each result rounded once into ``out`` (storage of the result dtype)."""
+    planes, ho, wo = src.shape
+    h, w = out.shape[1], out.shape[2]
+    cols = np.empty((ho, w), np.float32)
+    row = np.empty(w, np.float32)
+    for p in range(planes):
+        for oh in range(ho):
+            end = 0
+            for o in range(wo):
+                value = np.float32(_accel.as_f32(src[p, oh, o]) / area[oh, o])
+                for x in range(sw[o], ew[o]):
+                    cols[oh, x] = np.float32(cols[oh, x] + value) if x < end else value
+                end = max(end, ew[o])
+        first = 0  # the first output row whose window can still reach y (windows are monotone)
+        for y in range(h):
+            while eh[first] <= y:
+                first += 1
+            fresh = True
+            i = first
+            while i < ho and sh[i] <= y:
+                if fresh:
+                    for x in range(w):
+                        row[x] = cols[i, x]
+                    fresh = False
+                else:
+                    for x in range(w):
+                        row[x] = np.float32(row[x] + cols[i, x])
+                i += 1
+            for x in range(w):
+                _accel.put(out, (p, y, x), row[x])
+
+
 def _check(grad_output: np.ndarray, self: np.ndarray) -> None:
     check_float("self", self)
     check_float("grad_output", grad_output)
@@ -104,17 +143,23 @@ def adaptive_avg_pool2d_backward(grad_output, self) -> np.ndarray:
     h, w = self.shape[-2:]
     ho, wo = grad_output.shape[-2:]
     planes = self.size // (h * w)
-    g = to_compute(grad_output)
     if ho == 1 and wo == 1:
+        g = to_compute(grad_output)
         factor = np.float32(np.array(1.0 / (h * w), dtype=np.float32).astype(self.dtype))
         out = np.empty(self.shape, dtype=np.float32)
         np.multiply(g, factor, out=out)  # broadcasts the (..., 1, 1) gradient over (H, W)
         return from_compute(out, self.dtype)
+    g = grad_output
     sh, eh = window_bounds(h, ho)
     sw, ew = window_bounds(w, wo)
     # g / (kh*kw) per output, as one float32 division by the integer window size (PyTorch's rounding)
     area = ((eh - sh)[:, None] * (ew - sw)[None, :]).astype(np.float32)
-    scaled = g.reshape(planes, ho, wo) / area
+    if _accel.enabled():  # one pass per plane, straight into the result: no full-size temporaries
+        out = np.empty((planes, h, w), dtype=self.dtype)
+        source = _accel.storage(_accel.ready(grad_output.reshape(planes, ho, wo)))
+        _spread_compiled(source, area, sh, eh, sw, ew, _accel.storage(out))
+        return out.reshape(self.shape)
+    scaled = to_compute(g).reshape(planes, ho, wo) / area
     t = np.empty((planes, ho, w), dtype=np.float32)  # columns spread, rows still pooled
     _spread(t, scaled, sw, ew, axis=2)
     out = np.empty((planes, h, w), dtype=np.float32)

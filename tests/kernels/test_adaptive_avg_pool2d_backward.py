@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -120,3 +122,22 @@ def test_cost_is_monotone_and_names_grad_output():
     small, big = c(1), c(16)
     assert isinstance(small, Cost) and small.param == "gradOutput"
     assert big.bytes > small.bytes and big.ops > small.ops and isinstance(big.bytes, int)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_compiled_spread_equals_the_numpy_path_bit_for_bit(rng, dtype):
+    """The compiled loop (one pass per plane, straight into the result) assigns, adds and rounds as the NumPy
+    path: overlapping and disjoint windows, 1xN and Nx1 pools, non-contiguous gradients, a negative zero."""
+    from generator.kernels import _accel
+
+    pytest.importorskip("numba")
+    for (h, w), (ho, wo) in itertools.product([(7, 7), (13, 9), (5, 17), (1, 6)], [(2, 3), (5, 5), (13, 9), (4, 1)]):
+        x = rng.standard_normal((2, 3, h, w)).astype(dtype)
+        g = (rng.standard_normal((2, 3, wo, ho)) * 5).astype(dtype).swapaxes(-1, -2)
+        g[0, 0, 0, 0] = -0.0
+        with _accel.forced("numpy"):
+            expected = adaptive_avg_pool2d_backward(g, x)
+        with _accel.forced("compiled"):
+            got = adaptive_avg_pool2d_backward(g, x)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
