@@ -27,6 +27,7 @@ Spec text is untrusted, so a rule is bounded (:data:`MAX_LENGTH`, :data:`MAX_NOD
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -948,6 +949,20 @@ def _bound_parts(n: Quant):
     if not (isinstance(right, Const) and type(right.value) is int):
         return None
     return elt.ops[0], right.value
+
+
+_NEGATED_OPS = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def negated_quantifier(n: Node) -> Quant | None:
+    """``not all(v OP c for v in xs)`` as ``any(v NOT-OP c for v in xs)`` (and ``any`` as ``all``) for an
+    int list, the quantifiers that render as one builtin call (on ints each comparison's negation is
+    its opposite); None for any other node."""
+    if not isinstance(n, Quant) or _bound_parts(n) is None:
+        return None
+    elt = n.elt
+    negated = dataclasses.replace(elt, ops=(_NEGATED_OPS[elt.ops[0]],))
+    return dataclasses.replace(n, func="any" if n.func == "all" else "all", elt=negated)
 
 
 def _range_text(renderer: PythonRenderer, n: Range) -> str:

@@ -195,6 +195,22 @@ def test_int_list_quantifiers_render_to_the_same_verdicts(func, op, c):
         assert eval(code, {"x": x, "min": min, "max": max, "all": all, "any": any}) == expected, x
 
 
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_negated_int_list_quantifiers_give_the_opposite_verdict(func, op):
+    """A failing check's condition ``not all(v > 0 ...)`` is rendered as ``min(x, default=1) <= 0``: on
+    every int list the negated quantifier's verdict is the opposite of the original's."""
+    node = ex.parse(f"{func}(v {op} 1 for v in x)", SCOPE)
+    negated = ex.negated_quantifier(node)
+    assert negated is not None and negated.func != func
+    code = compile(ex.to_python(node, {p: p for p in PARAMS}), "<rule>", "eval")
+    opposite = compile(ex.to_python(negated, {p: p for p in PARAMS}), "<rule>", "eval")
+    for x in [(), (1,), (0,), (2,), (0, 1, 2), (1, 1), (5, 3), (-(2**63), 2**63 - 1)]:
+        scope = {"x": x, "min": min, "max": max, "all": all, "any": any}
+        assert eval(opposite, scope) is (not eval(code, scope)), x
+    assert ex.negated_quantifier(ex.parse("all(v > 0.5 for v in x)", SCOPE)) is None  # a float bound: not ints
+
+
 def test_loop_variables_are_renamed_away_from_builtins_and_locals():
     node = ex.parse("[tuple for tuple in x] == [rt + 1 for rt in y]", SCOPE)
     text = ex.to_python(node, {p: p for p in PARAMS})

@@ -279,6 +279,8 @@ def _check_block(
             # negate a membership test by flipping it (`x not in xs`, not `not (x in xs)`: ruff E713)
             flipped = dataclasses.replace(node, ops=("not in" if node.ops == ("in",) else "in",))
             cond = _py(flipped, names)
+        elif (negated := ex.negated_quantifier(node)) is not None:
+            cond = _py(negated, names)  # `min(x, default=1) <= 0`, not `not (min(x, default=1) > 0)`
         else:
             cond = f"not ({_py(node, names)})"
         if nullable:

@@ -363,7 +363,7 @@ def _check(
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         # Note: The parameter table says "values greater than 0"; the error table does not list it separately.
         check = "kernel-size-positive"
-        if not (min(kernel_size, default=1) > 0):
+        if min(kernel_size, default=1) <= 0:
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The rank of gradOutput, self or gradInput, or the length of kernelSize or stride,
         # is not supported.
@@ -374,7 +374,7 @@ def _check(
         # Note: The parameter table says "values greater than 0"; the error table does not list it separately. A
         #   null stride is not checked.
         check = "stride-positive"
-        if stride is not None and not (min(stride, default=1) > 0):
+        if stride is not None and min(stride, default=1) <= 0:
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 2.
         # Note: The code rejects a padding longer than 2 in the rank checks and, right after, an empty padding in
@@ -453,7 +453,7 @@ def _check(
                 and grad_output.shape[-2:] == (1, 1)
             )
         ):
-            if not (min(padding, default=0) >= 0):
+            if min(padding, default=0) < 0:
                 raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
         # cube-fp32 (161002): The Cube unit does not compute in FLOAT32: with FLOAT32 input, cubeMathType must be 1
         # (ALLOW_FP32_DOWN_PRECISION) or 2 (USE_FP16).

@@ -1112,7 +1112,7 @@ def _check(
         #   8-bit (with transposed false, output-padding-zero requires all zeros anyway).
         check = "fp8-output-padding-zero"
         if product in {"950"} and (output_mask[1] and transposed and input.dtype in {"HIFLOAT8", "FLOAT8_E4M3FN"}):
-            if not (all(v == 0 for v in output_padding)):
+            if any(v != 0 for v in output_padding):
                 raise rt.fail(CHECKS["fp8-output-padding-zero"], {"outputPadding": output_padding})
         # fp8-groups-one (161002): With 8-bit inputs, groups must be 1.
         # Note: Not in the doc; the code checks it only when outputMask[1] is true and input is 8-bit.
@@ -1193,20 +1193,20 @@ def _check(
         # Documented but not enforced by CANN's first phase: not checked here.
         # stride-positive (161002): Every stride value must be greater than 0.
         check = "stride-positive"
-        if not (min(stride, default=1) >= 1):
+        if min(stride, default=1) < 1:
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-non-negative (161002): Every padding value must be >= 0.
         check = "padding-non-negative"
-        if not (min(padding, default=0) >= 0):
+        if min(padding, default=0) < 0:
             raise rt.fail(CHECKS["padding-non-negative"], {"padding": padding})
         # dilation-positive (161002): Every dilation value must be greater than 0.
         check = "dilation-positive"
-        if not (min(dilation, default=1) >= 1):
+        if min(dilation, default=1) < 1:
             raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # output-padding-non-negative (161002): Every outputPadding value must be in [0, stride of that dimension).
         check = "output-padding-non-negative"
         if transposed:
-            if not (min(output_padding, default=0) >= 0):
+            if min(output_padding, default=0) < 0:
                 raise rt.fail(CHECKS["output-padding-non-negative"], {"outputPadding": output_padding})
         # output-padding-less-than-stride (161002): Every outputPadding value must be in [0, stride of that
         # dimension).
@@ -1225,7 +1225,7 @@ def _check(
         # output-padding-zero (161002): Every outputPadding value must be 0 when transposed is false.
         check = "output-padding-zero"
         if not transposed:
-            if not (all(v == 0 for v in output_padding)):
+            if any(v != 0 for v in output_padding):
                 raise rt.fail(CHECKS["output-padding-zero"], {"outputPadding": output_padding})
         # groups-positive (161002): groups must be in [1, 65535].
         check = "groups-positive"

@@ -414,12 +414,12 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["dilation-length"], {"dilation": dilation})
         # kernel-size-positive (161002): A value of kernelSize is less than or equal to 0.
         check = "kernel-size-positive"
-        if not (min(kernel_size, default=1) > 0):
+        if min(kernel_size, default=1) <= 0:
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-positive (161002): A value of stride is less than or equal to 0.
         # Note: An empty stride takes kernelSize's values, already checked by kernel-size-positive.
         check = "stride-positive"
-        if not (min(stride, default=1) > 0):
+        if min(stride, default=1) <= 0:
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-range (161002): A value of padding is less than 0 or greater than kernelSize/2.
         # Note: The code checks 0 <= pH <= kH/2 and 0 <= pW <= kW/2 per axis (integer division); the doc says
@@ -436,13 +436,13 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: On Ascend 950PR/Ascend 950DT the code only requires the dilation values to be greater than 0.
         check = "dilation-positive"
         if product in {"950"}:
-            if not (min(dilation, default=1) > 0):
+            if min(dilation, default=1) <= 0:
                 raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # dilation-one (161002): The values of dilation do not meet the parameter requirements.
         # Note: Atlas A2/A3 support dilation 1 only.
         check = "dilation-one"
         if product in {"910_93", "910b"}:
-            if not (all(d == 1 for d in dilation)):
+            if any(d != 1 for d in dilation):
                 raise rt.fail(CHECKS["dilation-one"], {"dilation": dilation})
         # grad-input-shape (161002): The shapes of gradOutput and indices differ, or the shapes of self and
         # gradInput differ.
@@ -453,7 +453,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: Not in the doc; only the N dimension may be 0 (empty tensor). With NHWC, C, H and W are again the
         #   last three dimensions, so the check is the same.
         check = "self-chw-nonzero"
-        if not (0 not in self.shape[-3:]):
+        if 0 in self.shape[-3:]:
             raise rt.fail(CHECKS["self-chw-nonzero"], {"self": self})
         # padding-dilated-kernel (161002): A value of padding is greater than half the effective window size
         # ((kernelSize-1)*dilation+1)/2.

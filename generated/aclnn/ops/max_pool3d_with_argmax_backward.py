@@ -336,7 +336,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["kernel-size-length"], {"kernelSize": kernel_size})
         # kernel-size-positive (161002): kernelSize contains a value less than or equal to 0.
         check = "kernel-size-positive"
-        if not (min(kernel_size, default=1) > 0):
+        if min(kernel_size, default=1) <= 0:
             raise rt.fail(CHECKS["kernel-size-positive"], {"kernelSize": kernel_size})
         # stride-length (161002): The length of stride is not 0, 1 or 3.
         check = "stride-length"
@@ -344,7 +344,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
             raise rt.fail(CHECKS["stride-length"], {"stride": stride})
         # stride-positive (161002): stride contains a value less than or equal to 0.
         check = "stride-positive"
-        if not (min(stride, default=1) > 0):
+        if min(stride, default=1) <= 0:
             raise rt.fail(CHECKS["stride-positive"], {"stride": stride})
         # padding-length (161002): The length of padding is not 1 or 3.
         check = "padding-length"
@@ -363,7 +363,7 @@ def _check(product, grad_output, self, indices, kernel_size, stride, padding, di
         # Note: Not in the error table; the code only requires dilation > 0. The doc's stricter "only 1 is
         #   supported" is the next (unenforced) check.
         check = "dilation-positive"
-        if not (min(dilation, default=1) > 0):
+        if min(dilation, default=1) <= 0:
             raise rt.fail(CHECKS["dilation-positive"], {"dilation": dilation})
         # dilation-one (161002): Only the value 1 is supported for dilation.
         # Note: The parameter table says dilation only supports 1, but the error table has no matching row and the
