@@ -530,4 +530,3 @@ def _rules(spec: OpSpec) -> dict:
                 except ex.ExprError:
                     continue
     return out
-
