@@ -199,9 +199,20 @@ class _Grid:
             if all(cnt > 0 for _, _, cnt in combo):
                 yield phase, tuple(c[0] for c in combo), tuple(c[1] for c in combo)
 
+    def _as_3d(self, array: np.ndarray, stride, pad_lo):
+        """Arguments of the compiled copies: ``array`` as ``[N, C, D, H, W]`` and the grid geometry as 3-D."""
+        missing = 3 - (array.ndim - 2)
+        shape = (*array.shape[:2], *(1,) * missing, *array.shape[2:])
+        lq = (1,) * missing + self.lq
+        stride, pad_lo = (1,) * missing + tuple(stride), (0,) * missing + tuple(pad_lo)
+        return _accel.ready(array.reshape(shape)), lq[1], lq[2], *stride, *pad_lo, self.cell
+
     def x_to_phases(self, x: np.ndarray) -> np.ndarray:
         """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]``."""
         buf = np.zeros((self.phases, x.shape[1], self.total), _F32)
+        if _accel.enabled() and self.phases > 1:  # NumPy's strided copies are slow there
+            _to_grid_compiled(*self._as_3d(x, self.stride, self.pad_lo), buf)
+            return buf
         perm = (1, 0, *range(2, x.ndim))
         for phase, xsl, gsl in self.slices:
             self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)] = x[
@@ -211,6 +222,10 @@ class _Grid:
 
     def phases_to_x(self, buf: np.ndarray, dtype: np.dtype) -> np.ndarray:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype``."""
+        if _accel.enabled() and self.phases > 1:
+            out = np.empty((self.n, buf.shape[1], *self.x_size), _F32)
+            _from_grid_compiled(*self._as_3d(out, self.stride, self.pad_lo), buf)
+            return from_compute(out, dtype)
         out = np.empty((self.n, buf.shape[1], *self.x_size), dtype)
         for phase, xsl, gsl in self.slices:
             view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
@@ -235,6 +250,43 @@ class _Grid:
         box = tuple(slice(0, o) for o in self.y_size)
         view = self._grid_view(grid)[(slice(None), slice(None), *box)]
         return view.transpose(1, 0, *range(2, view.ndim)).astype(dtype)
+
+
+@_accel.jit
+def _to_grid_compiled(x, lq1, lq2, s0, s1, s2, lo0, lo1, lo2, cell, buf):
+    """``buf[phase, c, n*cell + flat(q)] = x[n, c, i]`` with ``q = (i + lo) // s`` and ``phase`` the C-order
+    index of ``(i + lo) % s`` (3-D geometry; the other entries of ``buf`` are left as they are)."""
+    n_, c_, x0, x1, x2 = x.shape
+    for n in range(n_):
+        for c in range(c_):
+            for i0 in range(x0):
+                for i1 in range(x1):
+                    p01 = ((i0 + lo0) % s0 * s1 + (i1 + lo1) % s1) * s2
+                    row = n * cell + ((i0 + lo0) // s0 * lq1 + (i1 + lo1) // s1) * lq2
+                    src = x[n, c, i0, i1]
+                    for r2 in range(s2):  # the columns of one phase: contiguous in the grid
+                        first = (r2 - lo2) % s2
+                        dst = buf[p01 + r2, c, row + (first + lo2) // s2 :]
+                        for k in range((x2 - first + s2 - 1) // s2):
+                            dst[k] = src[first + k * s2]
+
+
+@_accel.jit
+def _from_grid_compiled(out, lq1, lq2, s0, s1, s2, lo0, lo1, lo2, cell, buf):
+    """The inverse of :func:`_to_grid_compiled`: ``out[n, c, i] = buf[phase, c, n*cell + flat(q)]``."""
+    n_, c_, x0, x1, x2 = out.shape
+    for n in range(n_):
+        for c in range(c_):
+            for i0 in range(x0):
+                for i1 in range(x1):
+                    p01 = ((i0 + lo0) % s0 * s1 + (i1 + lo1) % s1) * s2
+                    row = n * cell + ((i0 + lo0) // s0 * lq1 + (i1 + lo1) // s1) * lq2
+                    dst = out[n, c, i0, i1]
+                    for r2 in range(s2):
+                        first = (r2 - lo2) % s2
+                        src = buf[p01 + r2, c, row + (first + lo2) // s2 :]
+                        for k in range((x2 - first + s2 - 1) // s2):
+                            dst[first + k * s2] = src[k]
 
 
 # Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
@@ -320,7 +372,7 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 
 # Compiled path (the default when Numba is installed; ``ACLNN_KERNELS=numpy`` selects the GEMMs above as the
 # reference). The three grid products run as register-blocked loops vectorised over grid columns, in blocks of
-# _BLOCK_COLS columns so that the rows they touch stay in the L1/L2 caches, and only over the columns of each
+# columns (_cols_block) so that the rows they touch stay in the L1/L2 caches, and only over the columns of each
 # sample that hold results (the padding ring and the grid's slack are skipped):
 #
 # * ``_dots_compiled``: grad_weight, 4 x 4 output-channel / input-channel dot products at once (16 vector
@@ -331,7 +383,14 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 #
 # On small channel counts these reach about twice the GFLOP/s of OpenBLAS's per-offset GEMMs on this kind of
 # shape (32-64 channels, tens of thousands of columns).
-_BLOCK_COLS = 1024
+_CACHE_BYTES = 1 << 20  # the share of the L2 cache the rows of one block of columns may take
+_COLS_BLOCK = (256, 4096)  # bounds of the block width (columns)
+
+
+def _cols_block(rows: int, reach: int) -> int:
+    """Columns per block: ``rows`` rows of ``block + reach`` float32 values fit in ``_CACHE_BYTES``."""
+    cols = _CACHE_BYTES // (4 * max(rows, 1)) - reach
+    return min(max(cols, _COLS_BLOCK[0]), _COLS_BLOCK[1]) // 16 * 16
 
 
 def _compiled_gradients(grid: _Grid, x_side, y_side, w, groups, kernel, transposed, need_gi, need_gw, dtypes):
@@ -344,7 +403,9 @@ def _compiled_gradients(grid: _Grid, x_side, y_side, w, groups, kernel, transpos
     n, cell = grid.n, grid.cell
     y_first, y_count = grid.span(tuple(slice(0, o) for o in grid.y_size))
     grad_input = grad_weight = None
-    lead = 0 if transposed else grid.total - grid.cols  # y columns in front of the grid (non-transposed gi)
+    reach = grid.total - grid.cols  # the largest shift
+    lead = 0 if transposed else reach  # y columns in front of the grid (non-transposed gi)
+    x_rows = cx * len(set(phases.tolist()))
     ygrid = grid.y_to_grid(y_side, lead) if (need_gw or not transposed) else None
     if need_gw or transposed:
         xbuf = grid.x_to_phases(x_side)
@@ -352,12 +413,13 @@ def _compiled_gradients(grid: _Grid, x_side, y_side, w, groups, kernel, transpos
             out = np.zeros((taps, cy, cxg), _F32)
             x_base = phases * (cx * grid.total) + shifts
             _dots_compiled(out, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
-                           cxg, cyg, n, cell, y_first, y_count)  # fmt: skip
+                           cxg, cyg, n, cell, y_first, y_count, _cols_block(cy + x_rows, reach))  # fmt: skip
             grad_weight = from_compute(out.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = np.empty((cy, grid.cols), _F32)
             x_base = phases * (cx * grid.total) + shifts
-            _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, n, cell, y_first, y_count)
+            _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, n, cell, y_first, y_count,
+                             _cols_block(x_rows, reach))  # fmt: skip
             grad_input = grid.grid_to_y(dst, dtypes[0])
         del xbuf
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
@@ -367,22 +429,22 @@ def _compiled_gradients(grid: _Grid, x_side, y_side, w, groups, kernel, transpos
             mine = np.flatnonzero(phases == phase)
             first, count = grid.span(gsl)
             _gather_compiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_t[mine],
-                             cyg, cxg, n, cell, first, count)  # fmt: skip
+                             cyg, cxg, n, cell, first, count, _cols_block(cy, reach))  # fmt: skip
         del ygrid
         grad_input = grid.phases_to_x(gx, dtypes[0])
     return grad_input, grad_weight
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
-def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, count, step, first, span):
+def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, count, step, first, span, cols_block):
     """``out[t, r, c] += sum_j a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]`` over the
     columns ``j`` of ``count`` segments ``[s*step + first, + span)`` (``g = r // cout_g``: the row's group).
     Sums in any order (``reassoc``: one float32 partial sum per vector lane and column block)."""
     taps, rows = out.shape[0], out.shape[1]
     u = np.uint64
     for seg in range(count):
-        for j0 in range(seg * step + first, seg * step + first + span, _BLOCK_COLS):
-            n = min(_BLOCK_COLS, seg * step + first + span - j0)
+        for j0 in range(seg * step + first, seg * step + first + span, cols_block):
+            n = min(cols_block, seg * step + first + span - j0)
             for t in range(taps):
                 r = 0
                 while r < rows:
@@ -448,7 +510,7 @@ def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g,
 
 # fmt: off  (the blocked loops read best with one line per output row)
 @_accel.jit(fastmath={"contract"})
-def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, count, step, first, span):
+def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, count, step, first, span, cols_block):
     """``dst[r, j] = sum_t sum_c w[t, r, c] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the columns
     ``j`` of ``count`` segments ``[s*step + first, + span)`` (other columns are not written; ``g = r // cout_g``).
     Per output column the terms are added in increasing ``t``, then ``c`` in blocks of 8 or 4 (multiply-adds
@@ -458,8 +520,8 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, count, st
     d = dst.reshape(-1)
     u = np.uint64
     for seg in range(count):
-        for j0 in range(seg * step + first, seg * step + first + span, _BLOCK_COLS):
-            n = min(_BLOCK_COLS, seg * step + first + span - j0)
+        for j0 in range(seg * step + first, seg * step + first + span, cols_block):
+            n = min(cols_block, seg * step + first + span - j0)
             r = 0
             while r < rows:
                 g = r // cout_g
