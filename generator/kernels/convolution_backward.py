@@ -393,46 +393,77 @@ def _cols_block(rows: int, reach: int) -> int:
     return min(max(cols, _COLS_BLOCK[0]), _COLS_BLOCK[1]) // 16 * 16
 
 
-def _compiled_gradients(grid: _Grid, x_side, y_side, w, groups, kernel, transposed, need_gi, need_gw, dtypes):
-    """(grad_input, grad_weight) by the compiled grid products (None where not needed); ``dtypes`` =
-    (grad_input dtype, grad_weight dtype)."""
+def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi, need_gw, dtypes):
+    """(grad_input, grad_weight) by the compiled grid products (None where not needed), in batches of samples
+    whose grid buffers take at most about ``_BATCH_BYTES``. ``geometry`` = (kernel, stride, dilation, pad_lo),
+    ``dtypes`` = (grad_input dtype, grad_weight dtype)."""
+    kernel, stride, dilation, pad_lo = geometry
+    n, x_size, y_size = x_side.shape[0], tuple(x_side.shape[2:]), tuple(y_side.shape[2:])
     cy, cxg = w.shape[0], w.shape[1]
-    cx, cyg, taps = cxg * groups, cy // groups, len(grid.offsets)
-    phases, shifts = grid.offset_arrays
+    cx, cyg, taps = cxg * groups, cy // groups, math.prod(kernel)
     w_k = np.ascontiguousarray(w.reshape(cy, cxg, taps).transpose(2, 0, 1))  # [K, Cy, Cx/g]
+    w_t = None  # [K, Cx, Cy/g]: the transposed blocks, for the non-transposed grad_input
+    if need_gi and not transposed:
+        w_t = np.ascontiguousarray(w_k.reshape(taps, groups, cyg, cxg).transpose(0, 1, 3, 2).reshape(taps, cx, cyg))
+    batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
+    gw = np.zeros((taps, cy, cxg), _F32) if need_gw else None
+    grad_input = None
+    if need_gi:
+        grad_input = np.empty((n, cy, *y_size) if transposed else (n, cx, *x_size), dtypes[0])
+    for n0 in range(0, n, batch):
+        n1 = min(n, n0 + batch)
+        grid = _Grid.cached(n1 - n0, x_size, y_size, *geometry)
+        gi = _grid_products(grid, x_side[n0:n1], y_side[n0:n1], w_k, w_t, cx, groups, transposed, gw, need_gi)
+        if gi is not None:
+            grad_input[n0:n1] = from_compute(gi, dtypes[0])
+    grad_weight = None if gw is None else from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
+    return grad_input, grad_weight
+
+
+_BATCH_BYTES = 1 << 23  # grid buffers of one batch of samples (at least one sample per batch)
+
+
+def _grid_bytes(grid: _Grid, cx: int, cy: int) -> int:
+    """Bytes of the grid buffers :func:`_grid_products` holds at once (x phases, y grid with its lead,
+    grad_input grid)."""
+    reach = grid.total - grid.cols
+    return 4 * (grid.phases * cx * grid.total + cy * (reach + grid.cols) + max(grid.phases * cx, cy) * grid.cols)
+
+
+def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed, gw, need_gi):
+    """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and returns its
+    float32 grad_input (None when not needed)."""
+    cy, cxg = w_k.shape[1], w_k.shape[2]
+    cyg = cy // groups
+    phases, shifts = grid.offset_arrays
     n, cell = grid.n, grid.cell
     y_first, y_count = grid.span(tuple(slice(0, o) for o in grid.y_size))
-    grad_input = grad_weight = None
     reach = grid.total - grid.cols  # the largest shift
     lead = 0 if transposed else reach  # y columns in front of the grid (non-transposed gi)
     x_rows = cx * len(set(phases.tolist()))
-    ygrid = grid.y_to_grid(y_side, lead) if (need_gw or not transposed) else None
-    if need_gw or transposed:
+    x_base = phases * (cx * grid.total) + shifts
+    ygrid = grid.y_to_grid(y_side, lead) if (gw is not None or not transposed) else None
+    grad_input = None
+    if gw is not None or transposed:
         xbuf = grid.x_to_phases(x_side)
-        if need_gw:
-            out = np.zeros((taps, cy, cxg), _F32)
-            x_base = phases * (cx * grid.total) + shifts
-            _dots_compiled(out, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
+        if gw is not None:
+            _dots_compiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
                            cxg, cyg, n, cell, y_first, y_count, _cols_block(cy + x_rows, reach))  # fmt: skip
-            grad_weight = from_compute(out.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = np.empty((cy, grid.cols), _F32)
-            x_base = phases * (cx * grid.total) + shifts
             _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, n, cell, y_first, y_count,
                              _cols_block(x_rows, reach))  # fmt: skip
-            grad_input = grid.grid_to_y(dst, dtypes[0])
+            grad_input = grid.grid_to_y(dst, _F32)
         del xbuf
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
-        w_t = np.ascontiguousarray(w_k.reshape(taps, groups, cyg, cxg).transpose(0, 1, 3, 2).reshape(taps, cx, cyg))
         gx = np.empty((grid.phases, cx, grid.cols), _F32)
         for phase, _, gsl in grid.slices:  # phases without x positions are never read
             mine = np.flatnonzero(phases == phase)
             first, count = grid.span(gsl)
             _gather_compiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_t[mine],
                              cyg, cxg, n, cell, first, count, _cols_block(cy, reach))  # fmt: skip
-        del ygrid
-        grad_input = grid.phases_to_x(gx, dtypes[0])
-    return grad_input, grad_weight
+        grad_input = grid.phases_to_x(gx, _F32)
+    return grad_input
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
@@ -690,7 +721,8 @@ def cost(
     total, phases, taps = cols + shift, numel(strides), numel(kernel)
     inputs = numel(go) + numel(x) + numel(w)
     grads = int(bool(mask[0])) + int(bool(mask[1]))
-    nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 8 * (cx + cy) * cols * grads
+    # (the compiled path holds at most this much: its grid buffers are per batch of samples, plus a y lead)
+    nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 4 * cy * shift + 8 * (cx + cy) * cols * grads
     macs = taps * cy * (cx // groups) * cols
     ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs
@@ -802,13 +834,13 @@ def convolution_backward(
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     x_side, y_side = (gy, x) if transposed else (x, gy)
     x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
-    grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
     if _accel.enabled():
         grad_input, grad_weight = _compiled_gradients(
-            grid, x_side, y_side, w, groups, kernel, transposed, need_gi, need_gw,
+            x_side, y_side, w, (kernel, stride_t, dilation_t, pad_lo), groups, transposed, need_gi, need_gw,
             (np.dtype(input.dtype), np.dtype(weight.dtype)),
         )  # fmt: skip
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
+    grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
     cxg, cyg = cx // groups, cy // groups
 
     # Weight per kernel offset: [K, groups, Cy/g, Cx/g], contiguous for BLAS.
