@@ -220,13 +220,18 @@ class _Grid:
             ].transpose(perm)
         return buf
 
-    def phases_to_x(self, buf: np.ndarray, dtype: np.dtype) -> np.ndarray:
-        """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype``."""
+    def phases_to_x(self, buf: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
+        """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype`` (into ``out`` when given)."""
+        shape = (self.n, buf.shape[1], *self.x_size)
         if _accel.enabled() and self.phases > 1:
-            out = np.empty((self.n, buf.shape[1], *self.x_size), _F32)
-            _from_grid_compiled(*self._as_3d(out, self.stride, self.pad_lo), buf)
-            return from_compute(out, dtype)
-        out = np.empty((self.n, buf.shape[1], *self.x_size), dtype)
+            f32 = out if (out is not None and out.dtype == _F32) else np.empty(shape, _F32)
+            _from_grid_compiled(*self._as_3d(f32, self.stride, self.pad_lo), buf)
+            if out is None:
+                return from_compute(f32, dtype)
+            if f32 is not out:
+                out[...] = from_compute(f32, dtype)
+            return out
+        out = np.empty(shape, dtype) if out is None else out
         for phase, xsl, gsl in self.slices:
             view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
             out[(slice(None), slice(None), *xsl)] = view.transpose(1, 0, *range(2, view.ndim))
@@ -246,10 +251,15 @@ class _Grid:
         last = sum((b.stop - 1) * g for b, g in zip(box, self.grid_strides, strict=True))
         return first, last - first + 1
 
-    def grid_to_y(self, grid: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    def grid_to_y(self, grid: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
+        """Inverse of :meth:`y_to_grid`, cast to ``dtype`` (into ``out`` when given)."""
         box = tuple(slice(0, o) for o in self.y_size)
         view = self._grid_view(grid)[(slice(None), slice(None), *box)]
-        return view.transpose(1, 0, *range(2, view.ndim)).astype(dtype)
+        view = view.transpose(1, 0, *range(2, view.ndim))
+        if out is None:
+            return view.astype(dtype)
+        out[...] = view
+        return out
 
 
 @_accel.jit
@@ -413,9 +423,8 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
     for n0 in range(0, n, batch):
         n1 = min(n, n0 + batch)
         grid = _Grid.cached(n1 - n0, x_size, y_size, *geometry)
-        gi = _grid_products(grid, x_side[n0:n1], y_side[n0:n1], w_k, w_t, cx, groups, transposed, gw, need_gi)
-        if gi is not None:
-            grad_input[n0:n1] = from_compute(gi, dtypes[0])
+        gi_out = None if grad_input is None else grad_input[n0:n1]
+        _grid_products(grid, x_side[n0:n1], y_side[n0:n1], w_k, w_t, cx, groups, transposed, gw, gi_out)
     grad_weight = None if gw is None else from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
     return grad_input, grad_weight
 
@@ -430,9 +439,10 @@ def _grid_bytes(grid: _Grid, cx: int, cy: int) -> int:
     return 4 * (grid.phases * cx * grid.total + cy * (reach + grid.cols) + max(grid.phases * cx, cy) * grid.cols)
 
 
-def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed, gw, need_gi):
-    """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and returns its
-    float32 grad_input (None when not needed)."""
+def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed, gw, gi_out) -> None:
+    """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and writes its
+    grad_input into ``gi_out`` (when not None)."""
+    need_gi = gi_out is not None
     cy, cxg = w_k.shape[1], w_k.shape[2]
     cyg = cy // groups
     phases, shifts = grid.offset_arrays
@@ -443,7 +453,6 @@ def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed
     x_rows = cx * len(set(phases.tolist()))
     x_base = phases * (cx * grid.total) + shifts
     ygrid = grid.y_to_grid(y_side, lead) if (gw is not None or not transposed) else None
-    grad_input = None
     if gw is not None or transposed:
         xbuf = grid.x_to_phases(x_side)
         if gw is not None:
@@ -453,7 +462,7 @@ def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed
             dst = np.empty((cy, grid.cols), _F32)
             _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, n, cell, y_first, y_count,
                              _cols_block(x_rows, reach))  # fmt: skip
-            grad_input = grid.grid_to_y(dst, _F32)
+            grid.grid_to_y(dst, gi_out.dtype, gi_out)
         del xbuf
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
         gx = np.empty((grid.phases, cx, grid.cols), _F32)
@@ -462,8 +471,7 @@ def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed
             first, count = grid.span(gsl)
             _gather_compiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_t[mine],
                              cyg, cxg, n, cell, first, count, _cols_block(cy, reach))  # fmt: skip
-        grad_input = grid.phases_to_x(gx, _F32)
-    return grad_input
+        grid.phases_to_x(gx, gi_out.dtype, gi_out)
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
