@@ -224,7 +224,7 @@ class _Grid:
     def x_to_phases(self, x: np.ndarray) -> np.ndarray:
         """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]``."""
         buf = np.zeros((self.phases, x.shape[1], self.total), _F32)
-        if _accel.enabled() and self.phases > 1:  # NumPy's strided copies are slow there
+        if self.phases > 1 and x.size > _COMPILED_MIN_FLOATS and _accel.enabled():  # NumPy's strided copies are slow
             _to_grid_compiled(*self._as_3d(x, self.stride, self.pad_lo), buf)
             return buf
         perm = (1, 0, *range(2, x.ndim))
@@ -237,7 +237,7 @@ class _Grid:
     def phases_to_x(self, buf: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype`` (into ``out`` when given)."""
         shape = (self.n, buf.shape[1], *self.x_size)
-        if _accel.enabled() and self.phases > 1:
+        if self.phases > 1 and math.prod(shape) > _COMPILED_MIN_FLOATS and _accel.enabled():
             f32 = out if (out is not None and out.dtype == _F32) else np.empty(shape, _F32)
             _from_grid_compiled(*self._as_3d(f32, self.stride, self.pad_lo), buf)
             if out is None:
@@ -324,9 +324,37 @@ def _stack_offsets(grid: _Grid, xbuf, groups) -> np.ndarray:
     """``[groups, taps, Cx/g, cols]``: the x-side view of every kernel offset, copied side by side."""
     cxg, taps = xbuf.shape[1] // groups, len(grid.offsets)
     stack = np.empty((groups, taps, cxg, grid.cols), _F32)
+    if _accel.enabled():  # one compiled copy instead of a Python loop over the offsets
+        _stack_compiled(xbuf, stack, *grid.offset_arrays)
+        return stack
     for kk, (phase, shift) in enumerate(grid.offsets):
         stack[:, kk] = xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols]
     return stack
+
+
+@_accel.jit
+def _stack_compiled(xbuf, stack, phases, shifts):
+    groups, taps, cxg, cols = stack.shape
+    for g in range(groups):
+        for kk in range(taps):
+            for ci in range(cxg):
+                src = xbuf[phases[kk], g * cxg + ci, shifts[kk] : shifts[kk] + cols]
+                dst = stack[g, kk, ci]
+                for j in range(cols):
+                    dst[j] = src[j]
+
+
+@_accel.jit
+def _unstack_add_compiled(xbuf, stack, phases, shifts):
+    """``xbuf[phase_k, c, shift_k + j] += stack[g, k, c', j]`` in increasing ``k`` (as the NumPy loop)."""
+    groups, taps, cxg, cols = stack.shape
+    for kk in range(taps):
+        for g in range(groups):
+            for ci in range(cxg):
+                dst = xbuf[phases[kk], g * cxg + ci, shifts[kk] : shifts[kk] + cols]
+                src = stack[g, kk, ci]
+                for j in range(cols):
+                    dst[j] += src[j]
 
 
 def _grad_weight(grid: _Grid, xbuf, ygrid, groups, kernel) -> np.ndarray:
@@ -355,6 +383,9 @@ def _conv_transpose_into_x(grid: _Grid, ygrid, w_k, cx, groups) -> np.ndarray:
     if taps * cx * grid.cols <= _STACKED_MAX_FLOATS:
         w_all = w_k.transpose(1, 0, 3, 2).reshape(groups, taps * cxg, cyg)  # [g, (k, cxg), cyg]
         stack = np.matmul(w_all, yg).reshape(groups, taps, cxg, grid.cols)
+        if _accel.enabled():
+            _unstack_add_compiled(xbuf, stack, *grid.offset_arrays)
+            return xbuf
         for kk, (phase, shift) in enumerate(grid.offsets):
             xbuf[phase].reshape(groups, cxg, grid.total)[:, :, shift : shift + grid.cols] += stack[:, kk]
         return xbuf
@@ -408,6 +439,9 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 # Measured on the development machine (AMD Zen 5, one thread): about 155 GFLOP/s for the dot products and
 # 120-135 for the gathered convolution on 32-128 channels, against 55-90 for OpenBLAS's per-offset GEMMs
 # (its Haswell kernels: OpenBLAS 0.3.31 does not use AVX-512 on this CPU).
+# Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
+# Python and dispatch overhead, some 50 us, dominates tiny problems).
+_COMPILED_MIN_FLOATS = 1 << 15
 _CACHE_BYTES = 1 << 20  # the share of the L2 cache the rows of one block of columns may take
 # Bounds of the block width (columns); the upper one keeps the 4 output rows of a block in the L1 cache
 # (wider blocks measured 1.5x slower on the 3-D case).
@@ -859,13 +893,13 @@ def convolution_backward(
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     x_side, y_side = (gy, x) if transposed else (x, gy)
     x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
-    if _accel.enabled():
+    grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
+    if _accel.enabled() and len(grid.offsets) * cx * grid.cols > _COMPILED_MIN_FLOATS:
         grad_input, grad_weight = _compiled_gradients(
             x_side, y_side, w, (kernel, stride_t, dilation_t, pad_lo), groups, transposed, need_gi, need_gw,
             (np.dtype(input.dtype), np.dtype(weight.dtype)),
         )  # fmt: skip
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
-    grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
     cxg, cyg = cx // groups, cy // groups
 
     # Weight per kernel offset: [K, groups, Cy/g, Cx/g], contiguous for BLAS.
