@@ -3,7 +3,7 @@
 The kernel has a NumPy reference path (``ACLNN_KERNELS=numpy``: one stacked GEMM for small problems, else one
 GEMM per kernel offset over column chunks) and a compiled path (Numba: register-blocked grid products in
 blocks of 4 x 4 / 4 x 8 channels with 1-channel remainders, column blocks sized to the cache, batches of
-samples). The configurations below choose channels per group so that each block shape and remainder is
+samples; tiny problems keep the stacked GEMMs). The configurations below choose channels per group so that each block shape and remainder is
 used (cin/g of 1, 3, 4, 5, 8, 12, 13; cout/g of 1, 2, 4, 5, 7, 9), and the tests shrink the batch, column-block
 and chunk sizes to run the multi-batch and multi-block loops on small inputs. Both paths must agree with
 ``torch.ops.aten.convolution_backward`` within the tolerances of ``test_convolution_backward`` (float32:
@@ -52,6 +52,21 @@ ASYM = {
         [1, 2, 0, 1],
     ),
 }
+
+
+@pytest.fixture(autouse=True)
+def _compiled_path_at_any_size(monkeypatch):
+    """These inputs are small: let the compiled grid products take them (not only the stacked GEMMs)."""
+    monkeypatch.setattr(conv, "_COMPILED_MIN_FLOATS", 0)
+
+
+def test_tiny_problems_keep_the_stacked_gemms(rng, monkeypatch):
+    """Below the size threshold the compiled mode runs the stacked GEMMs (same values as the NumPy path)."""
+    monkeypatch.setattr(conv, "_COMPILED_MIN_FLOATS", 1 << 30)
+    c = BLOCKS["2d_groups_5x4"]
+    gy, x, w = _make(rng, c)
+    for a, b in zip(_run("numpy", gy, x, w, c), _run("compiled", gy, x, w, c), strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def _run(mode, gy, x, w, c):
