@@ -213,20 +213,9 @@ class _Grid:
             if all(cnt > 0 for _, _, cnt in combo):
                 yield phase, tuple(c[0] for c in combo), tuple(c[1] for c in combo)
 
-    def _as_3d(self, array: np.ndarray, stride, pad_lo):
-        """Arguments of the compiled copies: ``array`` as ``[N, C, D, H, W]`` and the grid geometry as 3-D."""
-        missing = 3 - (array.ndim - 2)
-        shape = (*array.shape[:2], *(1,) * missing, *array.shape[2:])
-        lq = (1,) * missing + self.lq
-        stride, pad_lo = (1,) * missing + tuple(stride), (0,) * missing + tuple(pad_lo)
-        return _accel.ready(array.reshape(shape)), lq[1], lq[2], *stride, *pad_lo, self.cell
-
     def x_to_phases(self, x: np.ndarray) -> np.ndarray:
         """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]``."""
         buf = np.zeros((self.phases, x.shape[1], self.total), _F32)
-        if self.phases > 1 and x.size > _COMPILED_MIN_FLOATS and _accel.enabled():  # NumPy's strided copies are slow
-            _to_grid_compiled(*self._as_3d(x, self.stride, self.pad_lo), buf)
-            return buf
         perm = (1, 0, *range(2, x.ndim))
         for phase, xsl, gsl in self.slices:
             self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)] = x[
@@ -237,14 +226,6 @@ class _Grid:
     def phases_to_x(self, buf: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype`` (into ``out`` when given)."""
         shape = (self.n, buf.shape[1], *self.x_size)
-        if self.phases > 1 and math.prod(shape) > _COMPILED_MIN_FLOATS and _accel.enabled():
-            f32 = out if (out is not None and out.dtype == _F32) else np.empty(shape, _F32)
-            _from_grid_compiled(*self._as_3d(f32, self.stride, self.pad_lo), buf)
-            if out is None:
-                return from_compute(f32, dtype)
-            if f32 is not out:
-                out[...] = from_compute(f32, dtype)
-            return out
         out = np.empty(shape, dtype) if out is None else out
         for phase, xsl, gsl in self.slices:
             view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
@@ -274,43 +255,6 @@ class _Grid:
             return view.astype(dtype)
         out[...] = view
         return out
-
-
-@_accel.jit
-def _to_grid_compiled(x, lq1, lq2, s0, s1, s2, lo0, lo1, lo2, cell, buf):
-    """``buf[phase, c, n*cell + flat(q)] = x[n, c, i]`` with ``q = (i + lo) // s`` and ``phase`` the C-order
-    index of ``(i + lo) % s`` (3-D geometry; the other entries of ``buf`` are left as they are)."""
-    n_, c_, x0, x1, x2 = x.shape
-    for n in range(n_):
-        for c in range(c_):
-            for i0 in range(x0):
-                for i1 in range(x1):
-                    p01 = ((i0 + lo0) % s0 * s1 + (i1 + lo1) % s1) * s2
-                    row = n * cell + ((i0 + lo0) // s0 * lq1 + (i1 + lo1) // s1) * lq2
-                    src = x[n, c, i0, i1]
-                    for r2 in range(s2):  # the columns of one phase: contiguous in the grid
-                        first = (r2 - lo2) % s2
-                        dst = buf[p01 + r2, c, row + (first + lo2) // s2 :]
-                        for k in range((x2 - first + s2 - 1) // s2):
-                            dst[k] = src[first + k * s2]
-
-
-@_accel.jit
-def _from_grid_compiled(out, lq1, lq2, s0, s1, s2, lo0, lo1, lo2, cell, buf):
-    """The inverse of :func:`_to_grid_compiled`: ``out[n, c, i] = buf[phase, c, n*cell + flat(q)]``."""
-    n_, c_, x0, x1, x2 = out.shape
-    for n in range(n_):
-        for c in range(c_):
-            for i0 in range(x0):
-                for i1 in range(x1):
-                    p01 = ((i0 + lo0) % s0 * s1 + (i1 + lo1) % s1) * s2
-                    row = n * cell + ((i0 + lo0) // s0 * lq1 + (i1 + lo1) // s1) * lq2
-                    dst = out[n, c, i0, i1]
-                    for r2 in range(s2):
-                        first = (r2 - lo2) % s2
-                        src = buf[p01 + r2, c, row + (first + lo2) // s2 :]
-                        for k in range((x2 - first + s2 - 1) // s2):
-                            dst[first + k * s2] = src[k]
 
 
 # Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
