@@ -240,11 +240,17 @@ class _Grid:
         self._grid_view(grid[:, lead:])[(slice(None), slice(None), *box)] = y.transpose(1, 0, *range(2, y.ndim))
         return grid
 
-    def span(self, box: Sequence[slice]) -> tuple[int, int]:
-        """(first, count): the flat columns of one cell from the first to the last position of ``box``."""
-        first = sum(b.start * g for b, g in zip(box, self.grid_strides, strict=True))
-        last = sum((b.stop - 1) * g for b, g in zip(box, self.grid_strides, strict=True))
-        return first, last - first + 1
+    def segments(self, box: Sequence[slice]) -> tuple[np.ndarray, int]:
+        """(starts, length): runs of flat grid columns covering ``box`` in every sample, from its first to its
+        last position; one run per sample, or per sample and depth plane in 3-D (skipping the padding planes
+        and each plane's last padding rows)."""
+        g = self.grid_strides
+        inner = box[1:] if len(box) == 3 else box
+        first = sum(b.start * s for b, s in zip(inner, g[len(g) - len(inner) :], strict=True))
+        last = sum((b.stop - 1) * s for b, s in zip(inner, g[len(g) - len(inner) :], strict=True))
+        planes = range(box[0].start, box[0].stop) if len(box) == 3 else range(1)
+        starts = [n * self.cell + p * g[0] * (len(box) == 3) + first for n in range(self.n) for p in planes]
+        return np.array(starts, np.int64), last - first + 1
 
     def grid_to_y(self, grid: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
         """Inverse of :meth:`y_to_grid`, cast to ``dtype`` (into ``out`` when given)."""
@@ -441,8 +447,7 @@ def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed
     cy, cxg = w_k.shape[1], w_k.shape[2]
     cyg = cy // groups
     phases, shifts = grid.offset_arrays
-    n, cell = grid.n, grid.cell
-    y_first, y_count = grid.span(tuple(slice(0, o) for o in grid.y_size))
+    y_starts, y_length = grid.segments(tuple(slice(0, o) for o in grid.y_size))
     reach = grid.total - grid.cols  # the largest shift
     lead = 0 if transposed else reach  # y columns in front of the grid (non-transposed gi)
     x_rows = cx * len(set(phases.tolist()))
@@ -452,10 +457,10 @@ def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed
         xbuf = grid.x_to_phases(x_side)
         if gw is not None:
             _dots_compiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
-                           cxg, cyg, n, cell, y_first, y_count, _cols_block(cy + x_rows, reach))  # fmt: skip
+                           cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = np.empty((cy, grid.cols), _F32)
-            _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, n, cell, y_first, y_count,
+            _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, y_starts, y_length,
                              _cols_block(x_rows, reach))  # fmt: skip
             grid.grid_to_y(dst, gi_out.dtype, gi_out)
         del xbuf
@@ -463,22 +468,22 @@ def _grid_products(grid: _Grid, x_side, y_side, w_k, w_t, cx, groups, transposed
         gx = np.empty((grid.phases, cx, grid.cols), _F32)
         for phase, _, gsl in grid.slices:  # phases without x positions are never read
             mine = np.flatnonzero(phases == phase)
-            first, count = grid.span(gsl)
+            starts, length = grid.segments(gsl)
             _gather_compiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_t[mine],
-                             cyg, cxg, n, cell, first, count, _cols_block(cy, reach))  # fmt: skip
+                             cyg, cxg, starts, length, _cols_block(cy, reach))  # fmt: skip
         grid.phases_to_x(gx, gi_out.dtype, gi_out)
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
-def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, count, step, first, span, cols_block):
+def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block):
     """``out[t, r, c] += sum_j a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]`` over the
-    columns ``j`` of ``count`` segments ``[s*step + first, + span)`` (``g = r // cout_g``: the row's group).
+    columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``: the row's group).
     Sums in any order (``reassoc``: one float32 partial sum per vector lane and column block)."""
     taps, rows = out.shape[0], out.shape[1]
     u = np.uint64
-    for seg in range(count):
-        for j0 in range(seg * step + first, seg * step + first + span, cols_block):
-            n = min(cols_block, seg * step + first + span - j0)
+    for start in starts:
+        for j0 in range(start, start + run, cols_block):
+            n = min(cols_block, start + run - j0)
             for t in range(taps):
                 r = 0
                 while r < rows:
@@ -544,18 +549,18 @@ def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g,
 
 # fmt: off  (the blocked loops read best with one line per output row)
 @_accel.jit(fastmath={"contract"})
-def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, count, step, first, span, cols_block):
+def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, cols_block):
     """``dst[r, j] = sum_t sum_c w[t, r, c] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the columns
-    ``j`` of ``count`` segments ``[s*step + first, + span)`` (other columns are not written; ``g = r // cout_g``).
+    ``j`` of the runs ``[start, start + run)`` (other columns are not written; ``g = r // cout_g``).
     Per output column the terms are added in increasing ``t``, then ``c`` in blocks of 8 or 4 (multiply-adds
     fused)."""
     rows, length = dst.shape
     taps = w.shape[0]
     d = dst.reshape(-1)
     u = np.uint64
-    for seg in range(count):
-        for j0 in range(seg * step + first, seg * step + first + span, cols_block):
-            n = min(cols_block, seg * step + first + span - j0)
+    for start in starts:
+        for j0 in range(start, start + run, cols_block):
+            n = min(cols_block, start + run - j0)
             r = 0
             while r < rows:
                 g = r // cout_g
