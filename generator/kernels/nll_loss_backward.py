@@ -35,6 +35,14 @@ Readings chosen where the sources are silent
   The caller supplies ``total_weight`` (the forward's sum of ``weight[target]`` over non-ignored samples);
   the kernel does not recompute it.
 * ``total_weight`` is ignored for 'none' and 'sum' (the doc: "not processed"), but must be one element.
+
+Speed
+-----
+The time is the zero-filled result: ``np.zeros`` (calloc) plus one fancy-index scatter of the N values (index
+work and scatter: well under 0.1 ms at N = 16384). A result above glibc's 32 MiB ``mmap`` threshold (the
+float32 result of a float16 ``self`` on 910/A2/A3 at 16384 x 1000: 64 MB) comes as fresh pages the OS zeroes
+on first touch (huge pages, about 17 GB/s here): that is ~90% of the call and no fill strategy avoids it
+(a compiled one-pass zero fill + scatter into ``np.empty`` measured 25% slower: it zeroes twice).
 """
 
 from __future__ import annotations
