@@ -384,11 +384,12 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 #   accumulators, 8 row loads per 16 multiply-adds), float32 partial sums per lane and per column block;
 # * ``_gather_compiled``: an ordinary convolution written once per output column (the transposed conv of the
 #   non-transposed grad_input is read as one: ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` over the zero-led y grid),
-#   4 output rows x 8 (or 4) source rows per pass (12 loads and stores per 32 multiply-adds).
+#   4 output rows x 8 (or 4) source rows per pass (8 + 4 loads and 4 stores per 32 multiply-adds).
 #
 # Measured on the development machine (AMD Zen 5, one thread): about 155 GFLOP/s for the dot products and
 # 120-135 for the gathered convolution on 32-128 channels, against 55-90 for OpenBLAS's per-offset GEMMs
 # (its Haswell kernels: OpenBLAS 0.3.31 does not use AVX-512 on this CPU).
+
 # Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
 # Python and dispatch overhead, some 50 us, dominates tiny problems).
 _COMPILED_MIN_FLOATS = 1 << 15
@@ -536,6 +537,21 @@ def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g,
                             out[t, r + 3, c + 2] += s32
                             out[t, r + 3, c + 3] += s33
                             c += 4
+                        elif c + 4 <= cin_g:  # a single row against 4 source rows
+                            p1, p2, p3 = p0 + u(b_stride), p0 + u(2 * b_stride), p0 + u(3 * b_stride)
+                            s00 = s01 = s02 = s03 = np.float32(0.0)
+                            for j in range(n):
+                                jj = u(j)
+                                y0 = a[a0 + jj]
+                                s00 += y0 * b[p0 + jj]
+                                s01 += y0 * b[p1 + jj]
+                                s02 += y0 * b[p2 + jj]
+                                s03 += y0 * b[p3 + jj]
+                            out[t, r, c] += s00
+                            out[t, r, c + 1] += s01
+                            out[t, r, c + 2] += s02
+                            out[t, r, c + 3] += s03
+                            c += 4
                         else:  # one source row against the block's rows
                             for i in range(block):
                                 ai = a0 + u(i * a_stride)
@@ -547,7 +563,8 @@ def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g,
                     r += block
 
 
-# fmt: off  (the blocked loops read best with one line per output row)
+# The blocked loops read best with one line per output row:
+# fmt: off
 @_accel.jit(fastmath={"contract"})
 def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, cols_block):
     """``dst[r, j] = sum_t sum_c w[t, r, c] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the columns
@@ -577,12 +594,7 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
                         p0 = u(base + c * src_stride)
                         if block == 4 and c + 8 <= cin_g:
                             p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
-                            p4, p5, p6, p7 = (
-                                p0 + u(4 * src_stride),
-                                p0 + u(5 * src_stride),
-                                p0 + u(6 * src_stride),
-                                p0 + u(7 * src_stride),
-                            )
+                            p4, p5, p6, p7 = p0 + u(4 * src_stride), p0 + u(5 * src_stride), p0 + u(6 * src_stride), p0 + u(7 * src_stride)
                             w00, w01, w02, w03, w04, w05, w06, w07 = w[t, r, c : c + 8]
                             w10, w11, w12, w13, w14, w15, w16, w17 = w[t, r + 1, c : c + 8]
                             w20, w21, w22, w23, w24, w25, w26, w27 = w[t, r + 2, c : c + 8]
@@ -591,46 +603,10 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
                                 jj = u(j)
                                 s0, s1, s2, s3 = src[p0 + jj], src[p1 + jj], src[p2 + jj], src[p3 + jj]
                                 s4, s5, s6, s7 = src[p4 + jj], src[p5 + jj], src[p6 + jj], src[p7 + jj]
-                                d[q0 + jj] += (
-                                    w00 * s0
-                                    + w01 * s1
-                                    + w02 * s2
-                                    + w03 * s3
-                                    + w04 * s4
-                                    + w05 * s5
-                                    + w06 * s6
-                                    + w07 * s7
-                                )
-                                d[q1 + jj] += (
-                                    w10 * s0
-                                    + w11 * s1
-                                    + w12 * s2
-                                    + w13 * s3
-                                    + w14 * s4
-                                    + w15 * s5
-                                    + w16 * s6
-                                    + w17 * s7
-                                )
-                                d[q2 + jj] += (
-                                    w20 * s0
-                                    + w21 * s1
-                                    + w22 * s2
-                                    + w23 * s3
-                                    + w24 * s4
-                                    + w25 * s5
-                                    + w26 * s6
-                                    + w27 * s7
-                                )
-                                d[q3 + jj] += (
-                                    w30 * s0
-                                    + w31 * s1
-                                    + w32 * s2
-                                    + w33 * s3
-                                    + w34 * s4
-                                    + w35 * s5
-                                    + w36 * s6
-                                    + w37 * s7
-                                )
+                                d[q0 + jj] += w00 * s0 + w01 * s1 + w02 * s2 + w03 * s3 + w04 * s4 + w05 * s5 + w06 * s6 + w07 * s7
+                                d[q1 + jj] += w10 * s0 + w11 * s1 + w12 * s2 + w13 * s3 + w14 * s4 + w15 * s5 + w16 * s6 + w17 * s7
+                                d[q2 + jj] += w20 * s0 + w21 * s1 + w22 * s2 + w23 * s3 + w24 * s4 + w25 * s5 + w26 * s6 + w27 * s7
+                                d[q3 + jj] += w30 * s0 + w31 * s1 + w32 * s2 + w33 * s3 + w34 * s4 + w35 * s5 + w36 * s6 + w37 * s7
                             c += 8
                         elif block == 4 and c + 4 <= cin_g:
                             p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
@@ -651,9 +627,7 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
                             w00, w01, w02, w03 = w[t, r, c : c + 4]
                             for j in range(n):
                                 jj = u(j)
-                                d[q0 + jj] += (
-                                    w00 * src[p0 + jj] + w01 * src[p1 + jj] + w02 * src[p2 + jj] + w03 * src[p3 + jj]
-                                )
+                                d[q0 + jj] += w00 * src[p0 + jj] + w01 * src[p1 + jj] + w02 * src[p2 + jj] + w03 * src[p3 + jj]
                             c += 4
                         else:
                             for i in range(block):
