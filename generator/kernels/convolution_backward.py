@@ -448,32 +448,35 @@ def _grid_bytes(grid: _Grid, cx: int, cy: int) -> int:
     return 4 * (grid.phases * cx * grid.total + cy * (reach + grid.cols) + max(grid.phases * cx, cy) * grid.cols)
 
 
-def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool, need_gw: bool):
-    """(x phases, y grid with its lead, grad_input grid) for :func:`_grid_products` (None where not needed),
-    carved from one zero-filled allocation and reused by every batch of the same size (its padding stays
-    zero): a few separate buffers of a few MiB each made glibc return and re-map them at every call, and the
-    page faults of those fresh pages cost ~3 of the ~25 ms of the 3-D benchmark case."""
+def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool, need_gw: bool) -> dict:
+    """The grid buffers of :func:`_grid_products` ("x": x phases, "y": y grid with its lead, "out": grad_input
+    grid; None where not needed), carved from one zero-filled allocation reused by every batch of the same
+    size (separate buffers of a few MiB each made glibc unmap and re-map them at every call: their page
+    faults cost ~3 of the ~25 ms of the 3-D benchmark case). The non-transposed grad_input grid overlays
+    the x phases, which are dead by then ("overlay": the x phases are zeroed again before the next batch)."""
     reach = grid.total - grid.cols
     lead = 0 if transposed else reach
-    shapes = [
-        (grid.phases, cx, grid.total) if (need_gw or (need_gi and transposed)) else None,
-        (cy, lead + grid.cols) if (need_gw or not transposed) else None,
-        None if not need_gi else ((cy, grid.cols) if transposed else (grid.phases, cx, grid.cols)),
-    ]
+    x_shape = (grid.phases, cx, grid.total) if (need_gw or (need_gi and transposed)) else None
+    y_shape = (cy, lead + grid.cols) if (need_gw or not transposed) else None
+    out_shape = None if not need_gi else ((cy, grid.cols) if transposed else (grid.phases, cx, grid.cols))
+    overlay = x_shape is not None and need_gi and not transposed
+    shapes = [x_shape, y_shape, None if overlay else out_shape]
     sizes = [0 if shape is None else math.prod(shape) for shape in shapes]
     arena = np.zeros(sum(sizes), _F32)
     views, start = [], 0
     for shape, size in zip(shapes, sizes, strict=True):
         views.append(None if shape is None else arena[start : start + size].reshape(shape))
         start += size
-    return tuple(views)
+    if overlay:  # [phases, cx, cols] on the start of the x phases (cols < total)
+        views[2] = arena[: math.prod(out_shape)].reshape(out_shape)
+    return {"x": views[0], "y": views[1], "out": views[2], "overlay": overlay, "dirty": False}
 
 
 def _grid_products(grid: _Grid, x_side, y_side, buffers, w_k, w_t, cx, groups, transposed, gw, gi_out) -> None:
     """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and writes its
     grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`."""
     need_gi = gi_out is not None
-    xbuf, ygrid, obuf = buffers
+    xbuf, ygrid, obuf = buffers["x"], buffers["y"], buffers["out"]
     cy, cxg = w_k.shape[1], w_k.shape[2]
     cyg = cy // groups
     phases, shifts = grid.offset_arrays
@@ -485,6 +488,9 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_k, w_t, cx, groups, t
     if ygrid is not None:
         grid.y_to_grid(y_side, lead, ygrid)
     if xbuf is not None:
+        if buffers["dirty"]:
+            xbuf.fill(0.0)
+        buffers["dirty"] = buffers["overlay"]
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
             _dots_compiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
