@@ -49,6 +49,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator.kernels import _accel
+from generator.kernels._accel import as_f32, put
 from generator.kernels._common import FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import F16, F32, numel, to_dtype
 
@@ -59,13 +61,13 @@ _TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8))
 
 def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
     for name, array in (("grad_output", grad_output), ("self", self), ("weight", weight)):
-        if np.dtype(array.dtype) not in FLOAT_DTYPES:
+        if array.dtype not in FLOAT_DTYPES:
             raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
-    if np.dtype(total_weight.dtype) not in FLOAT_DTYPES:
+    if total_weight.dtype not in FLOAT_DTYPES:
         raise TypeError(f"total_weight: dtype {total_weight.dtype} is not one of float32, float16, bfloat16")
     if not (grad_output.dtype == self.dtype == weight.dtype == total_weight.dtype):
         raise TypeError("grad_output, self, weight and total_weight must have the same dtype")
-    if np.dtype(target.dtype) not in _TARGET_DTYPES:
+    if target.dtype not in _TARGET_DTYPES:
         raise TypeError(f"target: dtype {target.dtype} is not one of int64, int32, uint8")
     if reduction not in (0, 1, 2):
         raise ValueError(f"reduction must be 0 (none), 1 (mean) or 2 (sum), got {reduction}")
@@ -109,23 +111,52 @@ def nll_loss_backward(
         return np.zeros(self.shape, dtype)
     classes = self.shape[-1]
     rows = 1 if self.ndim == 1 else self.shape[0]
-    t = target.reshape(-1)[:rows].astype(np.int64)
-    keep = t != ignore_index
-    bad = keep & ((t < 0) | (t >= classes))
-    if bad.any():
-        raise IndexError(f"target {int(t[bad][0])} is out of bounds for {classes} classes")
-    rows_kept = np.flatnonzero(keep)
+    out = np.zeros((rows, classes), dtype)  # only the N written values are rounded to the result dtype
+    if _accel.enabled():  # one compiled pass: at small sizes the NumPy calls' fixed costs are the whole time
+        ready, storage = _accel.ready, _accel.storage  # contiguous, aligned, writeable: the dispatcher is called
+        bad = _scatter_compiled.dispatcher()(  # directly (the wrapper's read-only check is done by ready)
+            storage(out), ready(target.reshape(-1)[:rows]), storage(ready(weight)),
+            storage(ready(grad_output.reshape(-1))), storage(ready(total_weight.reshape(-1))),
+            reduction, ignore_index, reduction == 0 and self.ndim == 2,
+        )  # fmt: skip
+        if bad >= 0:
+            raise IndexError(f"target {int(target.reshape(-1)[bad])} is out of bounds for {classes} classes")
+        return out.reshape(self.shape)
+    t = target.reshape(-1)[:rows].astype(np.int64, copy=False)
+    rows_kept = (t != ignore_index).nonzero()[0]
     cls = t[rows_kept]
-    w = weight.astype(F32)[cls]
-    g = grad_output.astype(F32).reshape(-1)
+    outside = cls.view(np.uint64) >= classes  # negative classes wrap to huge values
+    if np.count_nonzero(outside):
+        raise IndexError(f"target {int(cls[outside][0])} is out of bounds for {classes} classes")
+    w = weight[cls].astype(F32, copy=False)
+    g = grad_output.reshape(-1).astype(F32, copy=False)
     g = g[rows_kept] if (reduction == 0 and self.ndim == 2) else g[0]
     with np.errstate(all="ignore"):
         if reduction == 1:
-            g = g / total_weight.astype(F32).reshape(-1)[0]
+            g = g / total_weight.reshape(-1)[0].astype(F32)
         values = np.asarray(-(w * g), F32)
-    out = np.zeros((rows, classes), dtype)  # only the N written values are rounded to the result dtype
-    out[rows_kept, cls] = to_dtype(np.broadcast_to(values, rows_kept.shape), dtype)
+    out[rows_kept, cls] = to_dtype(values, dtype)
     return out.reshape(self.shape)
+
+
+@_accel.jit
+def _scatter_compiled(out, target, weight, grad, total, reduction, ignore_index, per_row):
+    """The compiled twin of the NumPy scatter above (storages of :func:`_accel.storage`; float32 arithmetic in
+    the same order, so the results are bit-identical): ``out[i, t] = -(w[t] * g)`` for every row ``i`` whose
+    target ``t`` is not ``ignore_index``. Returns the first row with an out-of-range target, or -1."""
+    rows, classes = out.shape
+    scalar = as_f32(grad[0])
+    if reduction == 1:
+        scalar = scalar / as_f32(total[0])
+    for i in range(rows):
+        cls = np.int64(target[i])
+        if cls == ignore_index:
+            continue
+        if cls < 0 or cls >= classes:
+            return i
+        g = as_f32(grad[i]) if per_row else scalar
+        put(out, (i, cls), -(as_f32(weight[cls]) * g))
+    return -1
 
 
 def cost(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, product=None) -> Cost:
