@@ -51,21 +51,23 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import as_f32, put
-from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._common import BFLOAT16, FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import F16, F32, numel, to_dtype
 
 __all__ = ["cost", "nll_loss_backward"]
 
 _TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8))
+# The storage of half types in compiled loops (``_accel.storage``), looked up once per call.
+_STORAGE = {F16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 
 def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
-    for name, array in (("grad_output", grad_output), ("self", self), ("weight", weight)):
-        if array.dtype not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
-    if total_weight.dtype not in FLOAT_DTYPES:
-        raise TypeError(f"total_weight: dtype {total_weight.dtype} is not one of float32, float16, bfloat16")
-    if not (grad_output.dtype == self.dtype == weight.dtype == total_weight.dtype):
+    same = grad_output.dtype == self.dtype == weight.dtype == total_weight.dtype
+    if not (same and self.dtype in FLOAT_DTYPES):  # (one test in the common case)
+        named = (("grad_output", grad_output), ("self", self), ("weight", weight), ("total_weight", total_weight))
+        for name, array in named:
+            if array.dtype not in FLOAT_DTYPES:
+                raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
         raise TypeError("grad_output, self, weight and total_weight must have the same dtype")
     if target.dtype not in _TARGET_DTYPES:
         raise TypeError(f"target: dtype {target.dtype} is not one of int64, int32, uint8")
@@ -113,10 +115,14 @@ def nll_loss_backward(
     rows = 1 if self.ndim == 1 else self.shape[0]
     out = np.zeros((rows, classes), dtype)  # only the N written values are rounded to the result dtype
     if _accel.enabled():  # one compiled pass: at small sizes the NumPy calls' fixed costs are the whole time
-        ready, storage = _accel.ready, _accel.storage  # contiguous, aligned, writeable: the dispatcher is called
-        bad = _scatter_compiled.dispatcher()(  # directly (the wrapper's read-only check is done by ready)
-            storage(out), ready(target.reshape(-1)[:rows]), storage(ready(weight)),
-            storage(ready(grad_output.reshape(-1))), storage(ready(total_weight.reshape(-1))),
+        # Arrays made contiguous, aligned and writeable by ``ready``, so the dispatcher is called directly (the
+        # wrapper's read-only check is not needed); half types as their storage (``_accel.storage``).
+        ready, bits = _accel.ready, _STORAGE.get(self.dtype)
+        inputs = [ready(weight), ready(grad_output.reshape(-1)), ready(total_weight.reshape(-1))]
+        if bits is not None:
+            inputs = [a.view(bits) for a in inputs]
+        bad = _scatter_compiled.dispatcher()(
+            out if dtype not in _STORAGE else out.view(_STORAGE[dtype]), ready(target.reshape(-1)[:rows]), *inputs,
             reduction, ignore_index, reduction == 0 and self.ndim == 2,
         )  # fmt: skip
         if bad >= 0:
