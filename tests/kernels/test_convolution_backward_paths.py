@@ -1,0 +1,164 @@
+"""ConvolutionBackward: every implementation path against PyTorch, on channel counts that reach every block.
+
+The kernel has a NumPy reference path (``ACLNN_KERNELS=numpy``: one stacked GEMM for small problems, else one
+GEMM per kernel offset over column chunks) and a compiled path (Numba: register-blocked grid products in
+blocks of 4 x 4 / 4 x 8 channels with 1-channel remainders, column blocks sized to the cache, batches of
+samples; tiny problems keep the stacked GEMMs). The configurations below choose channels per group so that each block shape and remainder is
+used (cin/g of 1, 3, 4, 5, 8, 12, 13; cout/g of 1, 2, 4, 5, 7, 9), and the tests shrink the batch, column-block
+and chunk sizes to run the multi-batch and multi-block loops on small inputs. Both paths must agree with
+``torch.ops.aten.convolution_backward`` within the tolerances of ``test_convolution_backward`` (float32:
+rtol 1e-5, atol 1e-5 * sqrt(reduction length)); half types round the float32 result once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from generator.kernels import _accel
+from generator.kernels import convolution_backward as conv
+from tests.kernels.conftest import DTYPE_IDS, DTYPES
+from tests.kernels.test_convolution_backward import _aten, _check_all, _make, _ours, cfg
+
+pytest.importorskip("numba")
+
+BLOCKS = {
+    # 4 x 8 and 4 x 4 blocks with remainders on both sides, stride and dilation
+    "2d_c13_to_9": cfg([11, 10], 13, 9, [3, 3], [1, 2], [1, 1], [2, 1], n=3),
+    "2d_c12_to_8_s2": cfg([12, 9], 12, 8, [3, 2], [2, 2], [1, 0], [1, 1]),
+    # groups: blocks must stop at group boundaries (cout/g = 5, 7; cin/g = 4, 5)
+    "2d_groups_5x4": cfg([9, 9], 8, 10, [3, 3], [1, 1], [1, 1], [1, 1], groups=2),
+    "2d_groups_7x5": cfg([8, 7], 15, 21, [2, 3], [1, 1], [0, 1], [1, 1], groups=3),
+    "2d_groups_4x4": cfg([10, 10], 16, 16, [3, 3], [1, 1], [1, 1], [1, 1], groups=4),
+    # depthwise-like shapes the direct stencil does not take (3-D, transposed, multiplier > 4)
+    "3d_depthwise": cfg([4, 6, 5], 4, 4, [3, 3, 3], [1, 1, 1], [1, 1, 1], [1, 1, 1], groups=4),
+    "2d_multiplier_5": cfg([7, 8], 2, 10, [3, 3], [1, 1], [1, 1], [1, 1], groups=2),
+    # 3-D with every stride phase populated, and a 1-D case
+    "3d_c9_to_12_s2": cfg([5, 7, 6], 9, 12, [3, 2, 3], [2, 2, 1], [1, 0, 1], [1, 1, 2], n=3),
+    "1d_c12_to_5": cfg([37], 12, 5, [5], [3], [2], [2], n=2),
+    # transposed: the gathered convolution into the y side, grouped and strided
+    "2d_transposed_c12": cfg([6, 7], 12, 9, [3, 3], [2, 2], [1, 1], [1, 1], transposed=True, output_padding=[1, 0]),
+    "2d_transposed_groups": cfg(
+        [5, 6], 10, 14, [3, 2], [2, 3], [1, 0], [1, 2], groups=2, transposed=True, output_padding=[1, 2]
+    ),
+    "3d_transposed_c8": cfg([3, 4, 5], 8, 8, [2, 3, 3], [2, 1, 2], [0, 1, 1], [1, 1, 1], transposed=True),
+}
+
+# Asymmetric [top, bottom, left, right] padding on the compiled path (its spans start at the top/left pad).
+ASYM = {
+    "asym_c9": (cfg([9, 8], 9, 6, [3, 3], [2, 1], [0, 0], [1, 1]), [2, 0, 1, 2]),
+    "asym_transposed_c8": (
+        cfg([5, 6], 8, 5, [3, 3], [2, 2], [0, 0], [1, 1], transposed=True, output_padding=[1, 1]),
+        [1, 2, 0, 1],
+    ),
+}
+
+
+@pytest.fixture(autouse=True)
+def _compiled_path_at_any_size(monkeypatch):
+    """These inputs are small: let the compiled grid products take them (not only the stacked GEMMs)."""
+    monkeypatch.setattr(conv, "_COMPILED_MIN_FLOATS", 0)
+
+
+def test_tiny_problems_keep_the_stacked_gemms(rng, monkeypatch):
+    """Below the size threshold the compiled mode runs the stacked GEMMs (same values as the NumPy path)."""
+    monkeypatch.setattr(conv, "_COMPILED_MIN_FLOATS", 1 << 30)
+    c = BLOCKS["2d_groups_5x4"]
+    gy, x, w = _make(rng, c)
+    for a, b in zip(_run("numpy", gy, x, w, c), _run("compiled", gy, x, w, c), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def _run(mode, gy, x, w, c):
+    with _accel.forced(mode):
+        return _ours(gy, x, w, c)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("name", list(BLOCKS))
+def test_paths_vs_aten(name, mode, rng):
+    c = BLOCKS[name]
+    gy, x, w = _make(rng, c)
+    _check_all(_run(mode, gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
+
+
+@pytest.mark.parametrize("name", ["2d_c13_to_9", "2d_groups_7x5", "3d_c9_to_12_s2", "2d_transposed_groups"])
+def test_small_batches_and_column_blocks(name, rng, monkeypatch):
+    """One sample per batch and the narrowest column blocks: the loops over batches, segments and blocks."""
+    c = dict(BLOCKS[name], n=4)
+    gy, x, w = _make(rng, c)
+    monkeypatch.setattr(conv, "_BATCH_BYTES", 1)
+    monkeypatch.setattr(conv, "_CACHE_BYTES", 1)
+    _check_all(_run("compiled", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
+
+
+@pytest.mark.parametrize("name", ["2d_c13_to_9", "2d_groups_7x5", "3d_c9_to_12_s2", "2d_transposed_groups"])
+def test_numpy_per_offset_gemms_in_chunks(name, rng, monkeypatch):
+    """The NumPy path above the stacked-GEMM size: one GEMM per kernel offset over chunks of columns."""
+    c = BLOCKS[name]
+    gy, x, w = _make(rng, c)
+    monkeypatch.setattr(conv, "_STACKED_MAX_FLOATS", 0)
+    monkeypatch.setattr(conv, "_CHUNK", 37)
+    _check_all(_run("numpy", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
+
+
+@pytest.mark.parametrize("name", list(ASYM))
+def test_asymmetric_padding_on_both_paths(name, rng):
+    base, pads = ASYM[name]
+    for mode in ("numpy", "compiled"):
+        c = dict(base, padding=pads)
+        top, bottom, left, right = pads
+        sym = dict(base, padding=[0, 0])
+        gy_shape_ref = _make(np.random.default_rng(0), sym)[0].shape  # shape without padding
+        gy, x, w = _make(rng, sym)
+        # grow grad_output to the padded geometry: out changes by the total padding per dim (divided by stride)
+        kernel, stride, dil = base["kernel"], base["stride"], base["dilation"]
+        if base["transposed"]:
+            out = [g - lo - hi for g, lo, hi in zip(gy_shape_ref[2:], (top, left), (bottom, right), strict=True)]
+        else:
+            out = [
+                (i + lo + hi - d * (k - 1) - 1) // s + 1
+                for i, lo, hi, d, k, s in zip(base["in_size"], (top, left), (bottom, right), dil, kernel, stride)
+            ]
+        gy = rng.standard_normal((gy.shape[0], gy.shape[1], *out), dtype=np.float32)
+        with _accel.forced(mode):
+            got = _ours(gy, x, w, c)
+        with _accel.forced("numpy"):
+            ref = _ours(gy, x, w, c)  # the NumPy path is checked against torch in test_convolution_backward
+        _check_all(got, ref, gy, x, w, base["transposed"])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", ["2d_c13_to_9", "3d_c9_to_12_s2", "2d_transposed_c12"])
+def test_dtypes_on_the_compiled_path(name, dtype, rng, monkeypatch):
+    c = dict(BLOCKS[name], n=3)
+    gy, x, w = _make(rng, c, dtype)
+    monkeypatch.setattr(conv, "_BATCH_BYTES", 1)  # each batch's grad_input is rounded into the result
+    got = _run("compiled", gy, x, w, c)
+    assert [g.dtype for g in got] == [x.dtype, w.dtype, gy.dtype]
+    _check_all(got, _aten(gy, x, w, c), gy, x, w, c["transposed"])
+
+
+def test_compiled_and_numpy_agree_on_partial_masks(rng):
+    c = BLOCKS["3d_c9_to_12_s2"]
+    gy, x, w = _make(rng, c)
+    for mask in ([True, False, False], [False, True, False], [False, False, True]):
+        with _accel.forced("numpy"):
+            ref = _ours(gy, x, w, c, mask=mask)
+        with _accel.forced("compiled"):
+            got = _ours(gy, x, w, c, mask=mask)
+        for bit, g, r in zip(mask, got, ref, strict=True):
+            assert (g is None) == (not bit) == (r is None)
+            if bit:
+                np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-4)
+
+
+def test_cost_covers_the_compiled_buffers():
+    """cost() bounds what the compiled path holds: its grid buffers, at most one batch at a time."""
+    x = np.zeros((4, 12, 20, 18), np.float32)
+    w = np.zeros((9, 12, 3, 3), np.float32)
+    gy = np.zeros((4, 9, 10, 18), np.float32)
+    args = ([9], [2, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
+    grid = conv._Grid(4, (20, 18), (10, 18), (3, 3), (2, 1), (1, 1), (1, 1))
+    held = conv._grid_bytes(grid, 12, 9) + 4 * (x.size + w.size)  # all samples in one batch, plus the results
+    assert conv.cost(gy, x, w, *args).bytes >= held
