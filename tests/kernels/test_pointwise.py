@@ -168,3 +168,21 @@ def test_compiled_select_covers_every_broadcast_mode(dtype):
             assert got.dtype == dtype and got.shape == want.shape
             bits = want.astype(dtype).reshape(-1).view(np.uint8)
             np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), bits)
+
+
+def test_exp32_normal_is_exp32_where_the_result_is_normal():
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+
+    x = np.concatenate(
+        [np.linspace(-86.5, 89.5, 400001, dtype=np.float32), np.float32([0.0, -0.0, 88.37, 88.72, 88.73, 1e-9])]
+    )
+    want, got = np.empty_like(x), np.empty_like(x)
+    _accel.exp_array(x, want)
+    _accel.exp_normal_array(x, got)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))  # inf from 88.73 on, in both
+    specials = np.float32([np.nan, np.inf, -np.inf, -86.6, -1000.0])
+    got = np.empty_like(specials)
+    _accel.exp_normal_array(specials, got)
+    assert np.isnan(got[0]) and got[1] == np.inf
+    assert np.all(got[2:] == got[2]) and 2.6e-38 < got[2] < 2.8e-38  # clamped: exp(-86.5)
