@@ -227,7 +227,7 @@ def _row_pass(g, x, w, mu, rs, dw32, db32):
 _FLUSH = 64  # rows summed in float32 before the column sums are added to their float64 totals (as NumPy's blocks)
 
 
-@_accel.jit
+@_accel.jit(fastmath={"contract"})  # multiply-adds: about 5% faster, each within the float32 rounding
 def _rows_compiled(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, dx, dw, db):
     """Two passes per row (the row stays in cache between them), as PyTorch's kernel: :func:`_row_pass` (column
     sums in float32 over at most ``_FLUSH`` rows, then float64; the row sums), then ``gradInput = ((g*w)*rstd +
