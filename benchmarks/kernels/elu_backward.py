@@ -44,4 +44,6 @@ CASES = [
     _case("large", "isResult", 16 << 20, is_result=True),
     _case("realistic", "float16", 64 * 128 * 128, dtype="float16"),
     _case("realistic", "bfloat16", 64 * 128 * 128, dtype="bfloat16"),
+    _case("large", "float16", 16 << 20, dtype="float16"),
+    _case("large", "bfloat16", 16 << 20, dtype="bfloat16"),
 ]

@@ -208,39 +208,39 @@ def _compiled(grad_out, input, mean, rstd, weight, m, n, want_dx, want_dw, want_
 
 
 @_accel.jit(fastmath={"reassoc"})
-def _row_sums(g, x, w, mu):
-    """One row: ``(sum(g*w), sum(g*(x - mu)*w))`` in float64 (sums in any order: ``reassoc`` lets them
-    vectorise; the float32 terms are exact as in NumPy)."""
+def _row_pass(g, x, w, mu, rs, dw32, db32):
+    """One row, one pass over its elements: the column sums ``dw32 += rstd*(g*(x - mean))`` and ``db32 += g``
+    (float32) and the row sums ``(sum(g*w), sum(g*(x - mean)*w))`` returned in float64 (sums in any order:
+    ``reassoc`` lets the loop vectorise; the float32 terms are exact in float64)."""
     a = 0.0
     b = 0.0
     for j in range(w.size):
         gv = as_f32(g[j])
+        q = gv * (as_f32(x[j]) - mu)
+        dw32[j] += rs * q
+        db32[j] += gv
         a += np.float64(gv * w[j])
-        b += np.float64((gv * (as_f32(x[j]) - mu)) * w[j])
+        b += np.float64(q * w[j])
     return a, b
 
 
 _FLUSH = 64  # rows summed in float32 before the column sums are added to their float64 totals (as NumPy's blocks)
 
 
-@_accel.jit
+@_accel.jit(fastmath={"contract"})  # multiply-adds: about 5% faster, each within the float32 rounding
 def _rows_compiled(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, dx, dw, db):
-    """Per row: the column sums ``dw += rstd*g*(x - mean)`` and ``db += g`` (float32 over at most ``_FLUSH``
-    rows, then float64), the row sums (:func:`_row_sums`) and ``gradInput = ((g*w)*rstd + (x - mean)*k1) + k0``
-    with the NumPy path's per-row coefficients, rounded once.  Loops run over row slices without branches,
-    so LLVM vectorises them."""
+    """Two passes per row (the row stays in cache between them), as PyTorch's kernel: :func:`_row_pass` (column
+    sums in float32 over at most ``_FLUSH`` rows, then float64; the row sums), then ``gradInput = ((g*w)*rstd +
+    (x - mean)*k1) + k0`` with the NumPy path's per-row coefficients, rounded once. The loops run over row
+    slices without branches, so LLVM vectorises them. (Column sums nobody asked for are formed anyway: cheaper
+    than a third pass.)"""
     inv_n = 1.0 / n
     dw32 = np.zeros(n, np.float32)
     db32 = np.zeros(n, np.float32)
     for i in range(m):
         gs, xs = g[i * n : (i + 1) * n], x[i * n : (i + 1) * n]
         mi, ri = mu[i], rs[i]
-        if want_dw:
-            for j in range(n):
-                dw32[j] += ri * (as_f32(gs[j]) * (as_f32(xs[j]) - mi))
-        if want_db:
-            for j in range(n):
-                db32[j] += as_f32(gs[j])
+        a, b = _row_pass(gs, xs, w, mi, ri, dw32, db32)
         if (i + 1) % _FLUSH == 0 or i == m - 1:
             for j in range(n):
                 dw[j] += np.float64(dw32[j])
@@ -249,7 +249,6 @@ def _rows_compiled(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, dx, dw, db)
                 db32[j] = np.float32(0.0)
         if not want_dx:
             continue
-        a, b = _row_sums(gs, xs, w, mi)
         r64 = np.float64(ri)
         k1 = np.float32(-(r64 * r64) * (r64 * b) * inv_n)
         k0 = np.float32(-r64 * a * inv_n)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import exp32
+from generator.kernels._accel import exp32_normal
 from generator.kernels._common import FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, driver, fused, numel
 
@@ -54,9 +54,9 @@ def _chain(blocks, out, tmps) -> None:
 
 @_accel.jit(inline=True)
 def _fused_chain(g, x, params):
-    """:func:`_chain` for one element (same float32 operations in the same order; ``exp32`` for ``np.exp``)."""
+    """:func:`_chain` for one element (same float32 operations in the same order; ``exp32_normal`` for ``np.exp``)."""
     one = np.float32(1.0)
-    s = one / (exp32(-x) + one)
+    s = one / (exp32_normal(-x) + one)  # exp(-x) below 2.7e-38 is exp32's 0 or tiny: s is 1 either way
     return (g * s) * ((one - s) * x + one)
 
 

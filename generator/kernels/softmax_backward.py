@@ -31,7 +31,9 @@ Readings chosen where sources are silent
 
 Implementation: the tensor is viewed as ``(outer, D, inner)`` around ``dim`` and processed in slabs of whole
 rows (about 32 Ki elements each, or one row when a row is longer) converted to float32 once, so extra
-memory stays a few hundred KiB unless single rows are longer than that.
+memory stays a few hundred KiB unless single rows are longer than that.  The compiled path (``_accel``) reads
+each row twice (sum, then result) without any copy; its sums are float64, or float32 in vector lanes for
+half-type rows of at most 4096 elements (see ``_dot32``).
 """
 
 from __future__ import annotations
@@ -82,7 +84,9 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
         grad_output, output = _accel.ready(grad_output), _accel.ready(output)
         result = np.empty(shape, dtype)
         flat = [_accel.storage(a.reshape(-1)) for a in (grad_output, output, result)]
-        _softmax_compiled(*flat, *shape3, np.zeros(min(shape3[2], 4096) if shape3[2] > 1 else 0, np.float64))
+        narrow = dtype != F32 and shape3[1] <= _NARROW_ROW  # see _dot32
+        acc = np.zeros(min(shape3[2], 4096) if shape3[2] > 1 else 0, np.float64)
+        _softmax_compiled(*flat, *shape3, acc, narrow)
         return result
     g3 = grad_output.reshape(shape3)
     y3 = output.reshape(shape3)
@@ -122,15 +126,31 @@ def _dot(g, y):
     return s
 
 
+_NARROW_ROW = 4096  # longest contiguous row of a half-type tensor whose dot product is summed in float32
+
+
+@_accel.jit(fastmath={"reassoc"})
+def _dot32(g, y):
+    """``sum(g * y)`` in float32 (any order: ``reassoc`` lets LLVM keep 64 partial sums in vector lanes), for
+    float16/bfloat16 rows of at most ``_NARROW_ROW`` elements: each lane then adds at most 64 terms (error
+    about 4e-6 of ``sum|g*y|``, far below the result's half-type rounding, as NumPy's and PyTorch's float32
+    sums), and the row is 1.3-1.4x faster than with float64 sums (float64 lanes are half as many)."""
+    s = np.float32(0.0)
+    for k in range(g.size):
+        s += as_f32(g[k]) * as_f32(y[k])
+    return s
+
+
 @_accel.jit
-def _softmax_compiled(g, y, out, outer, d, inner, acc):
+def _softmax_compiled(g, y, out, outer, d, inner, acc, narrow):
     """The same formula compiled: per outer index, ``s = sum_d(g*y)`` (float32 products summed in float64,
-    rounded to float32), then ``(g - s) * y`` rounded once; ``acc`` holds the sums of a chunk of columns."""
+    rounded to float32; summed in float32 when ``narrow``, see :func:`_dot32`), then ``(g - s) * y`` rounded
+    once; ``acc`` holds the sums of a chunk of columns."""
     for o in range(outer):
         base = o * d * inner
         if inner == 1:
             gs, ys, os = g[base : base + d], y[base : base + d], out[base : base + d]
-            s = np.float32(_dot(gs, ys))
+            s = _dot32(gs, ys) if narrow else np.float32(_dot(gs, ys))
             for k in range(d):
                 put(os, k, (as_f32(gs[k]) - s) * as_f32(ys[k]))
             continue

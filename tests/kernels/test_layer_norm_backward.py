@@ -209,3 +209,25 @@ def test_cost_is_monotone_and_names_input():
     assert isinstance(small, Cost) and small.param == "input"
     assert big.bytes > small.bytes and big.ops > small.ops
     assert isinstance(big.bytes, int) and isinstance(big.ops, int)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("mask", MASKS, ids=[str(m) for m in MASKS])
+def test_compiled_and_numpy_paths_agree(rng, dtype, mask):
+    """The compiled two-pass row loop against the NumPy reference path (and both against torch above)."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+
+    shape, norm = (200, 3, 50), [3, 50]  # 200 rows: several float32 flushes of the column sums
+    g, x, mean, rstd, w = _inputs(rng, shape, norm, dtype)
+    with _accel.forced("numpy"):
+        reference = layer_norm_backward(g, x, norm, mean, rstd, w, None, mask)
+    with _accel.forced("compiled"):
+        compiled = layer_norm_backward(g, x, norm, mean, rstd, w, None, mask)
+    for want, got, on in zip(reference, compiled, mask, strict=True):
+        assert (got is None) == (not on)
+        if on:
+            assert got.dtype == want.dtype and got.shape == want.shape
+            # one rounding of the same float32 formula (dx); float32 partial sums in another order (dw, db)
+            rtol, atol = TOLERANCES[np.dtype(got.dtype)]
+            np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want, np.float32), rtol=rtol, atol=atol)

@@ -126,3 +126,63 @@ def test_selects_are_bit_exact(dtype):
     pw.blend(out, a, out, flags.copy())  # out aliases "other"
     want = np.where(flags, a, b)
     np.testing.assert_array_equal(out.view(np.uint8), want.view(np.uint8))
+
+
+def test_compiled_bfloat16_rounding_is_ml_dtypes_cast():
+    """The compiled ``put`` for bfloat16 (32-bit LLVM IR) against ml_dtypes' cast, bit for bit (NaN included)."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+
+    rng = np.random.default_rng(7)
+    random = rng.integers(0, 1 << 32, 1 << 20, dtype=np.uint64).astype(np.uint32)
+    every_bf16 = np.arange(1 << 16, dtype=np.uint32) << 16
+    # each bfloat16, its neighbours and the exact ties below / above it (round half to even both ways)
+    edges = np.concatenate([every_bf16 + d for d in (0, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF)]).astype(np.uint32)
+    values = np.concatenate([random, edges]).view(np.float32)
+    with np.errstate(invalid="ignore"):
+        want = values.astype(BFLOAT16)
+    with _accel.forced("compiled"):
+        got = _accel.float32_to_bfloat16(values, BFLOAT16)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, BFLOAT16, np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64)])
+def test_compiled_select_covers_every_broadcast_mode(dtype):
+    """The compiled select loop (``x <= 0`` zeroes ``g``) over every read mode of either input, bit for bit."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+    from generator.kernels.threshold_backward import _FUSED
+
+    rng = np.random.default_rng(3)
+    specials = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1.5, -2.0], np.float64)
+    shapes = {"full": (3, 40), "periodic": (40,), "row": (3, 1), "scalar": ()}
+    for g_shape in shapes.values():
+        for x_shape in shapes.values():
+            if dtype.kind == "i":
+                g, x = (rng.integers(-5, 5, s).astype(dtype) for s in (g_shape, x_shape))
+            else:
+                g, x = (rng.choice(specials, s).astype(dtype) for s in (g_shape, x_shape))
+            with _accel.forced("compiled"):
+                got = pw.fused(_FUSED, (g, x), dtype, (0,) if dtype.kind == "i" else (np.float32(0),), select=True)
+            want = np.where(np.broadcast_to(x, got.shape).astype(np.float64) <= 0, np.zeros((), dtype), g)
+            assert got.dtype == dtype and got.shape == want.shape
+            bits = want.astype(dtype).reshape(-1).view(np.uint8)
+            np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), bits)
+
+
+def test_exp32_normal_is_exp32_where_the_result_is_normal():
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+
+    x = np.concatenate(
+        [np.linspace(-86.5, 89.5, 400001, dtype=np.float32), np.float32([0.0, -0.0, 88.37, 88.72, 88.73, 1e-9])]
+    )
+    want, got = np.empty_like(x), np.empty_like(x)
+    _accel.exp_array(x, want)
+    _accel.exp_normal_array(x, got)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))  # inf from 88.73 on, in both
+    specials = np.float32([np.nan, np.inf, -np.inf, -86.6, -1000.0])
+    got = np.empty_like(specials)
+    _accel.exp_normal_array(specials, got)
+    assert np.isnan(got[0]) and got[1] == np.inf
+    assert np.all(got[2:] == got[2]) and 2.6e-38 < got[2] < 2.8e-38  # clamped: exp(-86.5)

@@ -127,3 +127,22 @@ def test_cost():
     )
     assert small.param == big.param == "gradOutput"
     assert big.bytes > small.bytes and big.ops > small.ops and big.ops >= 400
+
+
+@pytest.mark.parametrize("dtype", HALF_AND_SINGLE, ids=HALF_AND_SINGLE_IDS)
+@pytest.mark.parametrize(("shape", "dim"), [((6, 4096), -1), ((3, 5000), -1), ((2, 300, 9), 1)])
+def test_compiled_and_numpy_paths_agree(rng, dtype, shape, dim):
+    """Compiled rows (float32 lane sums for half rows up to 4096, float64 sums beyond and for float32, strided
+    columns) against the NumPy path and torch."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+
+    y = _softmax_output(rng, shape, dim, dtype)
+    grad = randn(rng, shape, dtype, 4.0)
+    with _accel.forced("numpy"):
+        reference = softmax_backward(grad, y, dim)
+    with _accel.forced("compiled"):
+        compiled = softmax_backward(grad, y, dim)
+    assert compiled.dtype == reference.dtype == dtype
+    close(compiled, reference)
+    close(compiled, _golden(grad, y, dim, dtype))
