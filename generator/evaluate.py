@@ -167,7 +167,8 @@ class SpecEvaluator:
         return values
 
     def _infer(self, index: int, values: dict, product: str):
-        """``rt.infer_output``: None when not produced or when the inputs are too broken to infer."""
+        """An inferred output (the validators' inline inference): None when not produced or when the inputs
+        are too broken to infer it (``rt.INFER_ERRORS``)."""
         path = ("params", index, "infer")
         try:
             when = self.exprs.get(path + ("when",))

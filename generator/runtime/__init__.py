@@ -11,7 +11,6 @@ from generator.runtime.backend import (
     INFER_ERRORS,
     MISSING,
     execute,
-    infer_output,
     limits,
     output_desc,
     tensor_data,
@@ -57,7 +56,6 @@ from generator.runtime.values import (
 __all__ = [
     "MISSING",
     "execute",
-    "infer_output",
     "INFER_ERRORS",
     "limits",
     "output_desc",

@@ -71,18 +71,9 @@ def output_desc(shape, dtype: str, fmt: str | None = None) -> TensorDesc:
     return desc
 
 
-# What inferring an output from broken inputs can raise: the output is then left null (the checks
-# report the inputs' problem, which CANN checks first). Generated validators catch these inline.
+# What inferring an output from broken inputs can raise: generated validators then leave the output
+# null (the checks report the inputs' problem, which CANN checks first).
 INFER_ERRORS = (AclnnError, AttributeError, TypeError, ValueError, IndexError, KeyError, OverflowError)
-
-
-def infer_output(make: Callable[[], TensorDesc | None]) -> TensorDesc | None:
-    """Infer an output descriptor; when the inputs are too broken to infer one, leave it null (the
-    checks then report the inputs' problem, which CANN checks first)."""
-    try:
-        return make()
-    except INFER_ERRORS:
-        return None
 
 
 def tensor_data(desc: TensorDesc | None, name: str) -> np.ndarray | None:
