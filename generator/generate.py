@@ -56,7 +56,7 @@ STAGING_PREFIX = ".opgen-tmp-"
 STAGING_MARK = ".opgen-staging"
 BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-STATE_FORMAT = "opgen-state-5"
+STATE_FORMAT = "opgen-state-6"
 RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
 DOMAINS = {
     None: ("",),
@@ -1128,62 +1128,73 @@ def _aggregate_keys(generator_key: str, inputs: _Inputs, ops: dict[str, dict], u
 
 
 def _read_rows(out: Path, units) -> dict[str, dict]:
-    """{unit: {part hash: part}} of ``units`` from the rows file (a unit whose section is missing
-    or damaged is left out).
+    """{unit: {part hash: part}} of ``units`` from the rows file (a damaged line is left out: the op
+    whose part it held is rendered again when that aggregate is needed).
 
-    The rows file has one line per aggregate unit: the unit's name (JSON), a tab, the hash of
-    the section, a tab, the section (JSON: {part hash: the op's part}). A run reads only the
-    sections of the units it renders again and rewrites only those whose parts changed."""
-    wanted = {json.dumps(u): u for u in units}
+    The rows file has one line per part of an aggregate unit: the unit's name (JSON), a tab, the
+    part's hash, a tab, the hash of the part's text, a tab, the part (JSON). A run reads only the
+    lines of the units it renders again and writes again only the parts that changed."""
+    wanted = {json.dumps(u).encode(): u for u in units}
     found: dict[str, dict] = {}
     try:
         data = (out / ROWS).read_bytes()
     except OSError:
         return found
     for line in data.split(b"\n"):
-        name, _, rest = line.partition(b"\t")
-        unit = wanted.get(name.decode("utf-8", "replace"))
-        if unit is None:
+        fields = line.split(b"\t", 3)
+        if len(fields) != 4 or fields[0] not in wanted:
             continue
-        seal, _, body = rest.partition(b"\t")
+        name, part_hash, seal, body = fields
         if fs.sha256(body).encode() != seal:
             continue
         try:
-            section = json.loads(body)
+            part = json.loads(body)
         except ValueError:
             continue
-        if isinstance(section, dict):
-            found[unit] = section
+        found.setdefault(wanted[name], {})[part_hash.decode("ascii", "replace")] = part
     return found
 
 
+def _row_line(unit_name: bytes, part_hash: str, part) -> bytes:
+    body = json.dumps(part, separators=(",", ":")).encode()
+    return b"\t".join((unit_name, part_hash.encode(), fs.sha256(body).encode(), body))
+
+
 def _write_rows(out: Path, ops: dict, fresh: dict, sections: dict, changed: set[str], units: set[str]) -> None:
-    """Rewrite the sections of the ``changed`` units (every op's part, kept ops' from ``sections``),
-    copy the other sections of current ``units`` as they are, drop the rest."""
+    """Write the rows of the current ``units``: for the ``changed`` ones every op's part (fresh parts
+    serialised, kept ones, read from ``sections`` this run, copied as they were written), the others'
+    lines as they are; lines of other units are dropped."""
     from generator.writer import write_bytes
 
-    lines: dict[str, bytes] = {}
+    names = {u: json.dumps(u).encode() for u in units}
+    by_name = {name: u for u, name in names.items()}
+    kept: dict[str, list[bytes]] = {}
+    old_parts: dict[tuple[str, bytes], bytes] = {}
     try:
         old = (out / ROWS).read_bytes()
     except OSError:
         old = b""
-    names = {json.dumps(u): u for u in units - changed}
     for line in old.split(b"\n"):
-        unit = names.get(line.partition(b"\t")[0].decode("utf-8", "replace"))
-        if unit is not None:
-            lines[unit] = line
-    for unit in changed:
-        section = {}
+        fields = line.split(b"\t", 2)
+        unit = by_name.get(fields[0]) if len(fields) == 3 else None
+        if unit is None:
+            continue
+        if unit in changed:
+            old_parts[(unit, fields[1])] = line
+        else:
+            kept.setdefault(unit, []).append(line)
+    for unit in changed & units:
+        lines: dict[str, bytes] = {}
         for rel, op in ops.items():
             h = op["parts"].get(unit)
-            if h is None:
+            if h is None or h in lines:
                 continue
-            part = fresh[rel][unit] if rel in fresh else sections.get(unit, {}).get(h)
-            if part is not None:
-                section[h] = part
-        body = json.dumps(section, separators=(",", ":")).encode()
-        lines[unit] = json.dumps(unit).encode() + b"\t" + fs.sha256(body).encode() + b"\t" + body
-    write_bytes(out / ROWS, b"".join(lines[u] + b"\n" for u in sorted(lines)))
+            if rel in fresh:
+                lines[h] = _row_line(names[unit], h, fresh[rel][unit])
+            elif h in sections.get(unit, {}):  # read (and its seal checked) this run: its line as written
+                lines[h] = old_parts.get((unit, h.encode())) or _row_line(names[unit], h, sections[unit][h])
+        kept[unit] = list(lines.values())
+    write_bytes(out / ROWS, b"".join(line + b"\n" for u in sorted(kept) for line in kept[u]))
 
 
 def _relinked(ops: dict[str, dict], names: frozenset) -> list[str]:

@@ -284,7 +284,11 @@ def test_one_edit_renders_one_op_and_matches_a_full_render(tmp_path, capsys):
 
 
 def _row_sections(out: Path) -> dict[str, bytes]:
-    return {json.loads(line.split(b"\t")[0]): line for line in (out / ROWS).read_bytes().splitlines()}
+    """Each aggregate's lines of the rows file (one line per op's part), as they stand in the file."""
+    sections: dict[str, list[bytes]] = {}
+    for line in (out / ROWS).read_bytes().splitlines():
+        sections.setdefault(json.loads(line.split(b"\t")[0]), []).append(line)
+    return {unit: b"\n".join(lines) for unit, lines in sections.items()}
 
 
 def test_rows_file_is_read_and_rewritten_per_aggregate(tmp_path, capsys):
@@ -300,6 +304,9 @@ def test_rows_file_is_read_and_rewritten_per_aggregate(tmp_path, capsys):
     after = _row_sections(out)
     assert after["docs-index"] != before["docs-index"] and after["docs-matrix"] != before["docs-matrix"]
     assert after["python"] == before["python"] and after["samples"] == before["samples"]  # not rewritten
+    # one line per op's part: the edited op's line is new, the other op's line is copied as it was
+    old_lines, new_lines = set(before["docs-matrix"].split(b"\n")), set(after["docs-matrix"].split(b"\n"))
+    assert len(old_lines) == len(new_lines) == 2 and len(old_lines & new_lines) == 1
     # A damaged section costs the ops whose parts it held a rendering, when that aggregate is needed.
     (out / ROWS).write_bytes((out / ROWS).read_bytes().replace(after["docs-matrix"], b'"docs-matrix"\tx\t{}'))
     spec.write_text(spec.read_text().replace("修改：", "再改：", 1))
