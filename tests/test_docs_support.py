@@ -121,7 +121,7 @@ def test_pruned_search_equals_the_exhaustive_one(info):
     module = aclnn._module(spec.name)
     pruned = _Counting(spec, module, DTYPES, info.exprs)
     exhaustive = _Counting(spec, module, DTYPES, info.exprs)
-    exhaustive._dtype_checks = {}  # nothing is ever recorded as rejected: every call runs
+    exhaustive._check_keys = {}  # nothing is ever recorded as rejected: every call runs
     assert pruned.table(PRODUCTS) == exhaustive.table(PRODUCTS)
     assert pruned.calls <= exhaustive.calls
     if spec.op == "BatchNormBackward":  # dtype checks under a `when`: the pruning must take effect
@@ -148,7 +148,7 @@ def test_a_rejection_rules_out_only_calls_with_the_same_dtypes_and_condition():
     """The rejection key holds what decides a dtype check: the dtypes it tests and what its ``when``
     reads (a tensor read only by layout enters by shape and format, one whose dtype is read in full)."""
     bn = next(info for info in PROJECT.ops if info.spec.op == "BatchNormBackward")
-    checks = support._dtype_checks(bn.spec, bn.exprs)
+    checks = support._check_keys(bn.spec, bn.exprs)
     check = checks["dtype-supported"]
     assert check.names == ("gradOut", "input")
     assert dict(check.reads) == {"gradOut": "layout", "input": "layout"}
@@ -158,12 +158,12 @@ def test_a_rejection_rules_out_only_calls_with_the_same_dtypes_and_condition():
     assert retyped == check.key({"gradOut": a, "input": TensorDesc((2, 3, 4, 4), "INT8")})
     assert retyped != check.key({"gradOut": a, "input": TensorDesc((2, 3, 4, 5), "INT8")})
     assert check.key({"gradOut": a}) is None  # input unknown (an inferred output would be): no key
-    assert support._dtype_checks(bn.spec, None).keys() <= {c.id for c in bn.spec.checks if c.when is None}
+    assert support._check_keys(bn.spec, None).keys() <= {c.id for c in bn.spec.checks if c.when is None}
     # an expr check enters by what its rule reads: GeluBackward's promotion rule by dtypes only
     gelu = next(info for info in PROJECT.ops if info.spec.op == "GeluBackward")
-    promotable = support._dtype_checks(gelu.spec, gelu.exprs)["dtype-promotable"]
+    promotable = support._check_keys(gelu.spec, gelu.exprs)["dtype-promotable"]
     assert promotable.names == () and dict(promotable.reads) == {"gradOutput": "dtype", "self": "dtype"}
-    shapes = support._dtype_checks(gelu.spec, gelu.exprs)["out-shape"]
+    shapes = support._check_keys(gelu.spec, gelu.exprs)["out-shape"]
     assert dict(shapes.reads) == {"gradInput": "layout", "gradOutput": "layout", "self": "layout"}
     b = TensorDesc((2, 3, 4, 4), "FLOAT16")
     assert promotable.key({"gradOutput": a, "self": b}) == promotable.key(

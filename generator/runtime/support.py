@@ -75,15 +75,15 @@ class _Search:
         # tensors retyped, dtype). Tensors that share a dtype are retyped together, so the calls
         # tried for one of them are often the very calls tried for another: each runs once.
         self._verdicts: dict[tuple, bool] = {}
-        # Checks whose verdict is decided by the product and by what they read (_DtypeCheck: the
+        # Checks whose verdict is decided by the product and by what they read (_CheckKey: the
         # dtypes a dtype check tests, what a `when` or an `expr` rule reads). A call such a check
         # rejected proves every call that agrees on those rejected too (by that check or by an
         # earlier one: a validator accepts only calls that pass every check), so the search skips
         # those calls without running the validator: the result is the same, with far fewer calls
         # (BatchNormBackward: about 500 validator calls instead of 30,000).
-        self._dtype_checks = _dtype_checks(spec, exprs, getattr(module, "DTYPES", None))
+        self._check_keys = _check_keys(spec, exprs, getattr(module, "DTYPES", None))
         self._rejected: dict[str, set[tuple]] = {}  # check id -> {(product, key)}
-        # Membership checks (_DtypeCheck.allowed) reached, by what their `when` read: check id ->
+        # Membership checks (_CheckKey.allowed) reached, by what their `when` read: check id ->
         # {(product, the when's values)}; a rejection there proves the check applies to such calls.
         self._applies: dict[str, set[tuple]] = {}
         self._plans: dict[tuple[str, str], list] = {}  # (product, tensor) -> _variants
@@ -118,7 +118,7 @@ class _Search:
         try:
             self.module.validate(*values, product=product)
         except AclnnError as exc:
-            check = self._dtype_checks.get(exc.check)
+            check = self._check_keys.get(exc.check)
             if check is not None:
                 key = check.key(args)
                 if key is not None:
@@ -130,7 +130,7 @@ class _Search:
 
     def _proven_rejected(self, recipe: tuple, base: dict, names: tuple[str, ...], dtype: str) -> bool:
         """Whether an earlier rejection by a check covers ``base`` with ``names`` retyped."""
-        applies, checks = self._applies, self._dtype_checks
+        applies, checks = self._applies, self._check_keys
         product = recipe[0]
         for check_id, seen in self._rejected.items():
             template = self._template(recipe, base, names, check_id)
@@ -151,7 +151,7 @@ class _Search:
         slot = (recipe, check_id)
         template = self._templates.get(slot, _UNSET)
         if template is _UNSET:
-            check = self._dtype_checks[check_id]
+            check = self._check_keys[check_id]
             key = (recipe[:3], check_id, tuple(n for n in check.retypable if n in names))
             template = self._check_templates.get(key, _UNSET)
             if template is _UNSET:
@@ -215,7 +215,7 @@ class _Search:
         ``param`` rejects with ``dtype``: ``dtype`` is outside its list and the check is known to
         apply there (an earlier rejection by it under the same `when` values on this product)."""
         covered: set[int] = set()
-        for check_id, check in self._dtype_checks.items():
+        for check_id, check in self._check_keys.items():
             applies = self._applies.get(check_id)
             if not applies or check.allowed is None or param not in check.names:
                 continue
@@ -287,7 +287,7 @@ _LAYOUT_ATTRS = frozenset({"shape", "rank", "format", "numel", "empty"})
 _UNSET = object()
 
 
-class _DtypeCheck:
+class _CheckKey:
     """What decides one check: the arguments whose dtypes it tests (``names``) and what it reads of
     the others (``reads``: (name, how) pairs: ``_DTYPE``, ``_LAYOUT`` or ``_FULL``).
 
@@ -381,7 +381,7 @@ class _Template:
         return tuple(dtypes), tuple(seen)
 
 
-def _dtype_checks(spec: OpSpec, exprs: dict | None, tables: dict | None = None) -> dict[str, _DtypeCheck]:
+def _check_keys(spec: OpSpec, exprs: dict | None, tables: dict | None = None) -> dict[str, _CheckKey]:
     """Check id -> what decides it: dtype checks, and ``expr`` checks, whose rule and ``when`` are
     parsed nodes in ``exprs`` (without them only dtype checks with no ``when`` qualify).
     ``tables``: the validator's ``DTYPES`` (for ``dtype_supported``)."""
@@ -416,7 +416,7 @@ def _dtype_checks(spec: OpSpec, exprs: dict | None, tables: dict | None = None) 
             allowed = tuple(_Everywhere(listed) for _ in names)
         elif check.kind == "dtype_supported" and tables is not None:
             allowed = tuple(tables.get(name, {}) for name in names)
-        out[check.id] = _DtypeCheck(names, tuple(sorted(reads.items())), allowed)
+        out[check.id] = _CheckKey(names, tuple(sorted(reads.items())), allowed)
     return out
 
 

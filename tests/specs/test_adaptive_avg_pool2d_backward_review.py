@@ -98,7 +98,7 @@ def test_pooled_size_is_free(product, hw):
     assert code(product, **args(grad=(3,) + hw, x=(3, 5, 4))) == 0
 
 
-def test_rank_checks_run_before_dtype_checks():
+def test_rank_checks_run_before_check_keys():
     # both wrong: rank mismatch reported (161002), and not a null/other code
     assert code("910", **args(grad=(3, 2, 2), dtype="BFLOAT16")) == 161002
     # out with a wrong leading dim and every dtype wrong: still 161002

@@ -121,7 +121,7 @@ def test_bf16_self_is_rejected_even_when_self_dtype_is_free(product):
     assert code(product, **args(self=t((2, 3, 8, 8), "FLOAT16"))) == 0
 
 
-def test_dtype_checks_come_before_the_empty_return():
+def test_check_keys_come_before_the_empty_return():
     for product in ALL:
         empty = args(grad=(0, 3, 4, 4), x=(0, 3, 8, 8))
         assert code(product, **{**empty, "gradInput": t((0, 3, 8, 8), "FLOAT16")}) == 161002, product
