@@ -274,6 +274,15 @@ _EXP_P = tuple(
 
 
 @jit(inline=True)
+def tap_range(out, stride, pad, tap, size):
+    """(compiled pooling loops) The outputs ``[lo, hi)`` whose window cell ``o*stride - pad + tap`` lies
+    inside ``[0, size)``: the taps to visit, clipped so no padding cell is touched."""
+    lo = max(0, -(-(pad - tap) // stride))
+    hi = min(out, (size - 1 + pad - tap) // stride + 1)
+    return lo, max(lo, hi)
+
+
+@jit(inline=True)
 def exp32(x):
     """``exp(x)`` for a float32 ``x``: NaN gives NaN, large arguments inf, very negative ones 0 (with gradual
     underflow). Inlined (LLVM does not inline compiled callees of callees, and a call keeps a loop from

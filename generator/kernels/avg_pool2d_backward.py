@@ -67,6 +67,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator.kernels import _accel
+from generator.kernels._accel import tap_range
 from generator.kernels._common import Cost, check_float, from_compute, normalize_pair, pool_out_size, to_compute
 
 __all__ = ["avg_pool2d_backward", "cost", "select_path"]
@@ -197,8 +198,7 @@ def _spread_compiled(src, factors, divide, mean_half, to_half, weight, kernel, s
                     scaled[oh, o] = np.float32(value * weight)
         cols[:, :] = np.float32(0.0)
         for j in range(kw):
-            lo = max(0, -(-(pw - j) // sw))
-            hi = min(wo, (w - 1 + pw - j) // sw + 1)
+            lo, hi = tap_range(wo, sw, pw, j, w)
             for oh in range(ho):
                 for o in range(lo, hi):
                     x = o * sw - pw + j

@@ -64,6 +64,7 @@ import functools
 import numpy as np
 
 from generator.kernels import _accel
+from generator.kernels._accel import tap_range
 from generator.kernels._common import (
     OPS_PER_STEP,
     Cost,
@@ -354,18 +355,8 @@ def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
                 i = k // kw
                 j = k - i * kw
                 row = words[b, cb, k]
-                oh_lo = 0
-                while oh_lo < ho and oh_lo * sh - ph + i < 0:
-                    oh_lo += 1
-                oh_hi = ho
-                while oh_hi > oh_lo and (oh_hi - 1) * sh - ph + i >= h:
-                    oh_hi -= 1
-                ow_lo = 0
-                while ow_lo < wo and ow_lo * sw - pw + j < 0:
-                    ow_lo += 1
-                ow_hi = wo
-                while ow_hi > ow_lo and (ow_hi - 1) * sw - pw + j >= w:
-                    ow_hi -= 1
+                oh_lo, oh_hi = tap_range(ho, sh, ph, i, h)
+                ow_lo, ow_hi = tap_range(wo, sw, pw, j, w)
                 for oh in range(oh_lo, oh_hi):
                     t0 = u(oh * wo + ow_lo)
                     d0 = u((oh * sh - ph + i) * w + ow_lo * sw - pw + j)

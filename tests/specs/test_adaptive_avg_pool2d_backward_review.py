@@ -24,6 +24,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import status
 
 OP = "AdaptiveAvgPool2dBackward"
 ALL = ["950", "910_93", "910b", "310b", "310p", "910"]
@@ -44,11 +45,7 @@ def args(grad=(2, 3, 2, 2), x=(2, 3, 5, 4), dtype="FLOAT", **over):
 
 
 def code(product="910b", **kwargs):
-    try:
-        aclnn.validate(OP, product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.code
-    return 0
+    return status(OP, product, **kwargs)
 
 
 # ---------------------------------------------------------------- 1. null pointers come first

@@ -28,6 +28,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import status
 
 OP = "AvgPool2dBackward"
 ALL = ["950", "910_93", "910b", "310b", "310p", "910"]
@@ -65,11 +66,7 @@ def glob(x=(2, 3, 12, 10), **over):
 
 
 def code(product="910b", **kwargs):
-    try:
-        aclnn.validate(OP, product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.code
-    return 0
+    return status(OP, product, **kwargs)
 
 
 # ---------------------------------------------------------------- 1. null pointers

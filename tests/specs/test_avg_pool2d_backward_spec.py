@@ -16,6 +16,7 @@ import pytest
 
 import aclnn
 from generator.loader import load_project
+from tests.specs.verdicts import verdict
 
 project = load_project(Path(__file__).resolve().parents[2] / "specs")
 spec = project.op("aclnnAvgPool2dBackward").spec
@@ -71,11 +72,7 @@ GLOBAL = dict(grad=(2, 3, 1, 1), x=(2, 3, 12, 10), kernelSize=[12, 10], stride=[
 
 
 def failure(product="910b", **kwargs):
-    try:
-        aclnn.validate(OP, product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict(OP, product, **kwargs)
 
 
 def test_check_order_follows_code():

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
@@ -42,11 +43,7 @@ def call(shape=(2, 3, 4), dtype="FLOAT", fmt="NCL", c=None, stats="FLOAT", grads
 
 
 def status(product="910b", **kwargs):
-    try:
-        aclnn.validate("BatchNormBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("BatchNormBackward", product, **kwargs)
 
 
 # ---- CheckInputNotNull, then the empty return (before outputMask and everything else) ----

@@ -32,6 +32,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 OK = None
@@ -112,11 +113,8 @@ def conv3d(dtype="FLOAT", groups=1, gw_dtype=None, **over):
 
 
 def outcome(product, args):
-    try:
-        aclnn.validate("ConvolutionBackward", product=product, **args)
-    except aclnn.AclnnError as err:
-        return err.code, err.check
-    return None
+    found = verdict("ConvolutionBackward", product, **args)
+    return None if found is None else (found[1], found[0])
 
 
 ALL = ["950", "910_93", "910b", "310p", "910"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 S = aclnn.Scalar
@@ -42,11 +43,8 @@ def call(dtype="FLOAT", shape=(2, 2), **over):
 
 
 def outcome(product, args):
-    try:
-        aclnn.validate("EluBackward", product=product, **args)
-    except aclnn.AclnnError as err:
-        return err.code, err.check
-    return None
+    found = verdict("EluBackward", product, **args)
+    return None if found is None else (found[1], found[0])
 
 
 # (why, product, arguments, expected code, expected check id or None)

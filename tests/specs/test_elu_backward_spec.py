@@ -9,6 +9,7 @@ import pytest
 
 import aclnn
 from generator.loader import load_project
+from tests.specs.verdicts import verdict
 
 project = load_project(Path(__file__).resolve().parents[2] / "specs")
 spec = project.op("aclnnEluBackward").spec
@@ -42,11 +43,7 @@ def args(dtype="FLOAT", shape=(2, 2), alpha=1.0, is_result=True, **over):
 
 
 def failure(product="910b", **kwargs):
-    try:
-        aclnn.validate("EluBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("EluBackward", product, **kwargs)
 
 
 def test_check_order_follows_code():

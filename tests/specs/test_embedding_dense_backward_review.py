@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
@@ -32,11 +33,7 @@ def call(grad=(2, 3, 4), indices=(2, 3), dtype="FLOAT", idx="INT64", num=7, out_
 
 
 def status(product="910b", **kwargs):
-    try:
-        aclnn.validate("EmbeddingDenseBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("EmbeddingDenseBackward", product, **kwargs)
 
 
 @pytest.mark.parametrize("product", ALL)

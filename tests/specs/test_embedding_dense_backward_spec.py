@@ -15,6 +15,7 @@ import pytest
 import aclnn
 from generator.kernels._common import BFLOAT16
 from generator.loader import load_project
+from tests.specs.verdicts import verdict
 
 torch = pytest.importorskip("torch")
 
@@ -50,11 +51,7 @@ def args(grad=(2, 3, 4), indices=(2, 3), num_weights=7, dtype="FLOAT", idx_dtype
 
 
 def failure(product="910b", **kwargs):
-    try:
-        aclnn.validate("EmbeddingDenseBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("EmbeddingDenseBackward", product, **kwargs)
 
 
 def test_check_order_follows_code():

@@ -18,15 +18,12 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import T, verdict
 
 OP = "HardtanhBackward"
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
 BF16_OK = ("950", "910_93", "910b")
 BF16_NO = ("310b", "310p", "910")
-
-
-def T(shape, dtype="FLOAT", fmt="ND"):
-    return aclnn.TensorDesc(tuple(shape), dtype, fmt)
 
 
 def S(value=1.0, dtype="FLOAT"):
@@ -43,11 +40,7 @@ def call(product="910b", g=(4, 2), s=None, o=None, gd="FLOAT", sd=None, od=None,
         out=T(o if o is not None else s, od or sd or gd),
     )
     kw.update(over)
-    try:
-        aclnn.validate(OP, product=product, **kw)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict(OP, product, **kw)
 
 
 OK = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
@@ -39,11 +40,7 @@ def call(shape=(2, 3, 4), norm=(4,), dtype="FLOAT", stats="FLOAT", grads=None, m
 
 
 def status(product="910b", **kwargs):
-    try:
-        aclnn.validate("LayerNormBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("LayerNormBackward", product, **kwargs)
 
 
 # ---- CheckNotNull, outputMask length, requested outputs ----

@@ -19,16 +19,13 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import T, verdict
 
 OP = "LeakyReluBackward"
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
 LISTED = ("950", "910_93", "910b", "310p", "910")
 BF16_OK = ("950", "910_93", "910b")
 BF16_NO = ("310b", "310p", "910")
-
-
-def T(shape, dtype="FLOAT", fmt="ND"):
-    return aclnn.TensorDesc(tuple(shape), dtype, fmt)
 
 
 def S(value=0.01, dtype="FLOAT"):
@@ -45,11 +42,7 @@ def call(product="910b", g=(2, 3), s=None, o=None, gd="FLOAT", sd=None, od=None,
         out=T(o if o is not None else s, od or sd or gd),
     )
     kw.update(over)
-    try:
-        aclnn.validate(OP, product=product, **kw)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict(OP, product, **kw)
 
 
 OK = None

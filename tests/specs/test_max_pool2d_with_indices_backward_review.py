@@ -24,6 +24,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import status
 
 OP = "MaxPool2dWithIndicesBackward"
 ALL = ["950", "910_93", "910b", "310b", "310p", "910"]
@@ -53,11 +54,7 @@ def args(x=(2, 3, 8, 6), grad=(2, 3, 4, 3), dtype="FLOAT", index="INT32", fmt=No
 
 
 def code(product="910b", **kwargs):
-    try:
-        aclnn.validate(OP, product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.code
-    return 0
+    return status(OP, product, **kwargs)
 
 
 # ---------------------------------------------------------------- 1. null pointers (stride is not nullable)

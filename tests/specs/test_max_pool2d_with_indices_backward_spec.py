@@ -17,6 +17,7 @@ import pytest
 
 import aclnn
 from generator.loader import load_project
+from tests.specs.verdicts import verdict
 
 project = load_project(Path(__file__).resolve().parents[2] / "specs")
 spec = project.op("aclnnMaxPool2dWithIndicesBackward").spec
@@ -74,11 +75,7 @@ def args(x=(2, 3, 6, 5), grad=(2, 3, 3, 2), dtype="FLOAT", index="INT32", fmt=No
 
 
 def failure(product="910b", **kwargs):
-    try:
-        aclnn.validate(OP, product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict(OP, product, **kwargs)
 
 
 def test_check_order_follows_code():

@@ -23,6 +23,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import status
 
 OP = "MaxPool3dWithArgmaxBackward"
 ALL = ["950", "910_93", "910b", "310b", "310p", "910"]
@@ -52,11 +53,7 @@ def args(x=(2, 3, 4, 6, 8), grad=(2, 3, 2, 3, 4), dtype="FLOAT", index="INT32", 
 
 
 def code(product="910b", **kwargs):
-    try:
-        aclnn.validate(OP, product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.code
-    return 0
+    return status(OP, product, **kwargs)
 
 
 @pytest.mark.parametrize("product", ALL)

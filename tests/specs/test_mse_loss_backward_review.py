@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-import aclnn
+from tests.specs.verdicts import T, verdict
 
 OP = "MseLossBackward"
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
@@ -26,10 +26,6 @@ BF16_OK = ("950", "910_93", "910b")
 BF16_NO = ("310b", "310p", "910")
 LISTED = ("950", "910_93", "910b", "310p")
 UNLISTED = ("310b", "910")
-
-
-def T(shape, dtype="FLOAT", fmt="ND"):
-    return aclnn.TensorDesc(tuple(shape), dtype, fmt)
 
 
 def call(product="910b", g=(2, 3), s=None, t=None, o=None, dt="FLOAT", gd=None, td=None, od=None, red=1, **over):
@@ -43,11 +39,7 @@ def call(product="910b", g=(2, 3), s=None, t=None, o=None, dt="FLOAT", gd=None, 
         out=T(o if o is not None else s, od or dt),
     )
     kw.update(over)
-    try:
-        aclnn.validate(OP, product=product, **kw)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict(OP, product, **kw)
 
 
 OK = None

@@ -24,6 +24,7 @@ from __future__ import annotations
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 OK = None
@@ -45,11 +46,8 @@ def call(bs=1, keys=4, nh=1, c=8, levels=1, nq=32, points=1, fdt="FLOAT", idt="I
 
 
 def outcome(product, args):
-    try:
-        aclnn.validate("MultiScaleDeformableAttentionGrad", product=product, **args)
-    except aclnn.AclnnError as err:
-        return err.code, err.check
-    return None
+    found = verdict("MultiScaleDeformableAttentionGrad", product, **args)
+    return None if found is None else (found[1], found[0])
 
 
 CASES = [

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import aclnn
+from tests.specs.verdicts import verdict
 
 T = aclnn.TensorDesc
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
@@ -34,11 +35,7 @@ def call(dtype="FLOAT", n=4, c=3, reduction=1, tdt="INT64", **over):
 
 
 def status(product="910b", **kwargs):
-    try:
-        aclnn.validate("NLLLossBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("NLLLossBackward", product, **kwargs)
 
 
 @pytest.mark.parametrize("product", ALL)

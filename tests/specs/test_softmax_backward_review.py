@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import pytest
 
-import aclnn
+from tests.specs.verdicts import T, verdict
 
 OP = "SoftmaxBackward"
 ALL = ("950", "910_93", "910b", "310b", "310p", "910")
 BF16_OK = ("950", "910_93", "910b")  # SocVersion between ASCEND910B and ASCEND910E
 BF16_NO = ("310b", "310p", "910")
 NOT_950 = ("910_93", "910b", "310b", "310p", "910")
-
-
-def T(shape, dtype="FLOAT", fmt="ND"):
-    return aclnn.TensorDesc(tuple(shape), dtype, fmt)
 
 
 def call(product="910b", g=(2, 3), y=None, o=None, dim=-1, gd="FLOAT", yd=None, od=None, **over):
@@ -37,11 +33,7 @@ def call(product="910b", g=(2, 3), y=None, o=None, dim=-1, gd="FLOAT", yd=None, 
         out=T(o if o is not None else g, od or gd),
     )
     kw.update(over)
-    try:
-        aclnn.validate(OP, product=product, **kw)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict(OP, product, **kw)
 
 
 OK = None

@@ -11,6 +11,7 @@ import torch
 
 import aclnn
 from generator.loader import load_project
+from tests.specs.verdicts import verdict
 
 project = load_project(Path(__file__).resolve().parents[2] / "specs")
 spec = project.op("aclnnSoftmaxBackward").spec
@@ -36,11 +37,7 @@ def args(dtype="FLOAT", shape=(2, 3), y_shape=None, dim=-1, **over):
 
 
 def failure(product="910b", **kwargs):
-    try:
-        aclnn.validate("SoftmaxBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("SoftmaxBackward", product, **kwargs)
 
 
 def test_check_order_follows_code():

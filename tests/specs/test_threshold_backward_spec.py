@@ -10,6 +10,7 @@ import torch
 
 import aclnn
 from generator.loader import load_project
+from tests.specs.verdicts import verdict
 
 project = load_project(Path(__file__).resolve().parents[2] / "specs")
 spec = project.op("aclnnThresholdBackward").spec
@@ -37,11 +38,7 @@ def args(dtype="FLOAT", go_shape=(2, 2), x_shape=(2, 2), threshold=1.0, **over):
 
 
 def failure(product="910b", **kwargs):
-    try:
-        aclnn.validate("ThresholdBackward", product=product, **kwargs)
-    except aclnn.AclnnError as err:
-        return err.check, err.code
-    return None
+    return verdict("ThresholdBackward", product, **kwargs)
 
 
 def test_check_order_follows_code():
