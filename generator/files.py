@@ -10,6 +10,8 @@ import hashlib
 import os
 from pathlib import Path
 
+import orjson
+
 
 def spec_files(specs_dir: Path) -> list[Path]:
     """Operator spec files: every ``*.yaml`` under ``specs_dir`` except the ``catalog/`` folder.
@@ -42,6 +44,18 @@ def catalog_files(specs_dir: Path) -> list[Path]:
         return sorted(folder / n for n in os.listdir(folder) if n.endswith(".yaml"))
     except OSError:
         return []
+
+
+def dump_json(value, *, sort_keys: bool = False) -> bytes:
+    """Compact UTF-8 JSON of generate's own bookkeeping (state, rows): dicts, lists, strings, ints
+    and bools only. orjson: several times faster than the standard library on these megabyte-sized
+    files; an edit of one spec reads and writes them whole."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else 0)
+
+
+def load_json(data: bytes):
+    """The value of bookkeeping JSON written by :func:`dump_json` (ValueError when it is not JSON)."""
+    return orjson.loads(data)
 
 
 def sha256(data: bytes) -> str:

@@ -56,7 +56,7 @@ STAGING_PREFIX = ".opgen-tmp-"
 STAGING_MARK = ".opgen-staging"
 BOOKKEEPING = frozenset({RECORD, STATE, ROWS, LEGACY_MANIFEST})
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-STATE_FORMAT = "opgen-state-6"
+STATE_FORMAT = "opgen-state-7"
 RECORD_HEADER = "# Written by 'opgen generate': the files it owns in this folder (it replaces or deletes only these)."
 DOMAINS = {
     None: ("",),
@@ -423,7 +423,7 @@ def _read_sealed(path: Path) -> tuple[dict, int] | None:
     if fs.sha256(body).encode() != seal:
         return None
     try:
-        data = json.loads(body)
+        data = fs.load_json(body)
     except ValueError:
         return None
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
@@ -434,12 +434,12 @@ def _read_sealed(path: Path) -> tuple[dict, int] | None:
 def _write_sealed(path: Path, data: dict) -> None:
     from generator.writer import write_bytes
 
-    body = json.dumps({**data, "format": STATE_FORMAT}, separators=(",", ":")).encode()  # key order is data
+    body = fs.dump_json({**data, "format": STATE_FORMAT})  # key order is data
     write_bytes(path, fs.sha256(body).encode() + b"\n" + body)
 
 
 def rows_hash(rows) -> str:
-    return fs.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode())
+    return fs.sha256(fs.dump_json(rows, sort_keys=True))
 
 
 def _valid_rel(rel: str) -> bool:
@@ -824,9 +824,9 @@ class _Run:
                 elapsed = time.perf_counter() - self.start
                 print(f"opgen generate: up to date ({len(kept)} op(s)), {elapsed:.2f} s")
                 return 0
-        if record is not None:
-            owned = self._owned(record)
-        return self._render(owned, generator_key, inputs, keys, todo, kept)
+        # With a record, its text goes to the commit, which parses it only when it lists other files
+        # than the ones produced (a large catalogue's record has one line per file).
+        return self._render(record if record is not None else owned, generator_key, inputs, keys, todo, kept)
 
     def _kept_aggregates(self, generator_key: str, inputs: _Inputs, ops: dict, units: list[str]) -> dict[str, dict]:
         """The aggregate units whose inputs (the ops' rows) are unchanged and whose files are intact."""
@@ -1033,11 +1033,12 @@ class _Run:
         return found
 
     def _commit(
-        self, stage: Path, owned: set[str] | None, produced: dict[str, str], staged: set[str]
+        self, stage: Path, owned: set[str] | str | None, produced: dict[str, str], staged: set[str]
     ) -> tuple[set[str], int]:
         """Move the staged files that differ from what is on disk into place, delete owned files
-        no longer produced, update the record. In a folder without record, refuses (changing
-        nothing) unless every file there is one it writes, with the same content."""
+        no longer produced, update the record. ``owned``: the files the record lists, or the record's
+        text, or None when the folder has no record: then it refuses (changing nothing) unless every
+        file there is one it writes, with the same content."""
         from generator.writer import write_if_changed
 
         out, root = self.out, self.root
@@ -1062,9 +1063,14 @@ class _Run:
             os.replace(stage / rel, target)
             if self.verbose:
                 print(f"wrote {display_path(target)}")
-        removed = sum(self._remove(rel) for rel in sorted(owned) if rel.startswith(self.domain) and rel not in produced)
-        kept = {rel for rel in owned if not rel.startswith(self.domain)} | set(produced)
-        write_if_changed(out / RECORD, record_text(kept))
+        removed = 0
+        if isinstance(owned, str) and self.only is None and owned == record_text(produced):
+            pass  # the record lists exactly the files produced: nothing to delete, nothing to update
+        else:
+            owned = _parse_record(owned) if isinstance(owned, str) else owned
+            removed = sum(self._remove(rel) for rel in sorted(owned) if rel.startswith(self.domain) and rel not in produced)
+            kept = {rel for rel in owned if not rel.startswith(self.domain)} | set(produced)
+            write_if_changed(out / RECORD, record_text(kept))
         if os.path.lexists(out / LEGACY_MANIFEST):
             (out / LEGACY_MANIFEST).unlink()
         return set(changes), removed
@@ -1148,7 +1154,7 @@ def _read_rows(out: Path, units) -> dict[str, dict]:
         if fs.sha256(body).encode() != seal:
             continue
         try:
-            part = json.loads(body)
+            part = fs.load_json(body)
         except ValueError:
             continue
         found.setdefault(wanted[name], {})[part_hash.decode("ascii", "replace")] = part
@@ -1156,7 +1162,7 @@ def _read_rows(out: Path, units) -> dict[str, dict]:
 
 
 def _row_line(unit_name: bytes, part_hash: str, part) -> bytes:
-    body = json.dumps(part, separators=(",", ":")).encode()
+    body = fs.dump_json(part)
     return b"\t".join((unit_name, part_hash.encode(), fs.sha256(body).encode(), body))
 
 

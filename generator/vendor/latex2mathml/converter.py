@@ -3,11 +3,16 @@ import enum
 import re
 from typing import Iterable, Iterator, Optional
 from xml.etree.ElementTree import Element, SubElement, tostring
-from xml.sax.saxutils import unescape
 
 from . import commands
 from .symbols_parser import convert_symbol
 from .walker import MULTIPRIMES, Node, walk
+
+
+def unescape(data: str) -> str:
+    # xml.sax.saxutils.unescape without extra entities (importing that module imports urllib.request)
+    return data.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
 
 COLUMN_ALIGNMENT_MAP = {"r": "right", "l": "left", "c": "center"}
 OPERATORS = frozenset(
