@@ -1068,7 +1068,9 @@ class _Run:
             pass  # the record lists exactly the files produced: nothing to delete, nothing to update
         else:
             owned = _parse_record(owned) if isinstance(owned, str) else owned
-            removed = sum(self._remove(rel) for rel in sorted(owned) if rel.startswith(self.domain) and rel not in produced)
+            removed = sum(
+                self._remove(rel) for rel in sorted(owned) if rel.startswith(self.domain) and rel not in produced
+            )
             kept = {rel for rel in owned if not rel.startswith(self.domain)} | set(produced)
             write_if_changed(out / RECORD, record_text(kept))
         if os.path.lexists(out / LEGACY_MANIFEST):

@@ -37,7 +37,8 @@ Readings chosen where sources are silent
 
 Implementation: the sums are formed in float32: in the result itself when it is FLOAT, otherwise only
 for the rows the indices name (``np.unique``: sorted row numbers and each grad row's slot among them),
-rounded once into the zero-filled result, so the only large allocation is the result, in its dtype.
+rounded once into the zero-filled result, so the only large allocation is the result, in its dtype
+(compiled: one row-sized float32 buffer per run of equal indices after a stable sort of the indices).
 Grad rows are processed in blocks of about
 256 Ki elements: a stable argsort of the block's slots, a gather of its rows into a float32 buffer,
 ``np.add.reduceat`` over runs of equal slots and one fancy-indexed ``+=`` of the run sums.  With the
@@ -50,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import as_f32
+from generator.kernels._accel import as_f32, put
 from generator.kernels._common import FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import F32, acl_name, numel, to_dtype, widen
 
@@ -112,6 +113,14 @@ def embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad
     if grad.size == 0 or indices.size == 0:
         return out
     rows_of = _as_rows(indices, num_weights)  # each grad row's row of the result
+    if dtype != F32 and _accel.enabled():
+        # compiled, half-type result: each named row summed in float32 in a row-sized buffer and
+        # rounded once into the result; the only extra memory is the index sort
+        order = np.argsort(rows_of, kind="stable")
+        skip = padding_idx if 0 <= padding_idx < num_weights else -1
+        grad2 = _accel.storage(_accel.ready(grad.reshape(rows, dim)))
+        _sum_runs(grad2, order, rows_of[order], _accel.storage(out), skip, scale)
+        return out
     if dtype == F32:
         sums = out
     else:  # float32 sums of the named rows only (sorted ``used``), rounded once into the zero result
@@ -152,6 +161,35 @@ def _scatter_rows(grad, idx, out):
         src = grad[r]
         for j in range(src.size):
             dst[j] += as_f32(src[j])
+
+
+@_accel.jit
+def _sum_runs(grad, order, keys, out, skip, scale):
+    """For each run of equal ``keys`` (the result rows of grad rows ``order``, sorted stably): the float32
+    sum of those grad rows in row order (divided by the run's length when ``scale``), rounded once into
+    ``out[key]``; the row ``skip`` stays zero. The same sums, in the same order, as ``_scatter_rows``."""
+    n, dim = order.size, out.shape[1]
+    acc = np.empty(dim, np.float32)
+    i = 0
+    while i < n:
+        key = keys[i]
+        acc[:] = 0
+        j = i
+        while j < n and keys[j] == key:
+            src = grad[order[j]]
+            for c in range(dim):
+                acc[c] += as_f32(src[c])
+            j += 1
+        if key != skip:
+            dst = out[key]
+            if scale:
+                count = np.float32(j - i)
+                for c in range(dim):
+                    put(dst, c, acc[c] / count)
+            else:
+                for c in range(dim):
+                    put(dst, c, acc[c])
+        i = j
 
 
 def cost(grad, indices, num_weights, padding_idx, scale_grad_by_freq, *, product=None) -> Cost:

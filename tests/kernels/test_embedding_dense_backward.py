@@ -152,3 +152,26 @@ def test_cost():
     assert small.param == big.param == "grad" and table.param == "numWeights"
     assert big.bytes > small.bytes and big.ops > small.ops
     assert table.bytes >= 10**6 * 8 * 4
+
+
+@pytest.mark.parametrize("dtype", [F16, BFLOAT16], ids=["float16", "bfloat16"])
+@pytest.mark.parametrize("scale", [False, True], ids=["plain", "scale"])
+def test_half_result_compiled_runs_match_numpy_bit_for_bit(rng, dtype, scale):
+    """A half-type result (950): the compiled run sums (sorted indices, one float32 row buffer) give
+    exactly the NumPy path's float32 sums rounded once, specials included."""
+    from generator.kernels import _accel
+
+    if not _accel.enabled():
+        pytest.skip("compiled kernels are off")
+    rows, dim, num_weights = 700, 33, 40
+    grad = (rng.standard_normal((rows, dim)) * 300).astype(np.float32)
+    grad.flat[rng.integers(0, grad.size, 40)] = rng.choice([np.nan, np.inf, -np.inf, -0.0, 1e-40], 40)
+    grad = grad.astype(dtype)
+    indices = np.minimum(rng.zipf(1.3, rows), num_weights - 1)  # heavy repeats, unused rows
+    for padding_idx in (-1, int(indices[0]), num_weights):
+        with _accel.forced("numpy"):
+            want = embedding_dense_backward(grad, indices, num_weights, padding_idx, scale, product="950")
+        with _accel.forced("compiled"):
+            got = embedding_dense_backward(grad, indices, num_weights, padding_idx, scale, product="950")
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
