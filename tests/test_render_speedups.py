@@ -90,6 +90,17 @@ def test_cpp_comment_lines_wraps_like_the_plain_algorithm(text, width, indent):
     assert cpp.comment_lines(text, width, indent) == plain_comment_lines(text, width, indent)
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(st.sampled_from("ab xyz \t\n*/\\?-"), max_size=300),
+    st.integers(min_value=1, max_value=120),
+    st.sampled_from(["", "  ", " * "]),
+)
+def test_cpp_comment_lines_ascii_path_wraps_like_the_plain_algorithm(text, width, indent):
+    assert text.isascii()  # the fast path: one column per character, breaks at spaces only
+    assert cpp.comment_lines(text, width, indent) == plain_comment_lines(text, width, indent)
+
+
 # ---------------------------------------------------------------------------------------------
 # Docs: the linker looks up only the operator names the text contains
 

@@ -107,6 +107,35 @@ def comment_lines(text: str, width: int, indent: str = "") -> list[str]:
     folded = " ".join(comment(text).split())
     if not folded:
         return []
+    if folded.isascii() and indent.isascii():
+        lines = _ascii_lines(folded, width, indent)
+    else:
+        lines = _wide_lines(folded, width, indent)
+    # A line may now end with a backslash that was followed by more text: that would splice.
+    return [_end_safely(line) for line in lines]
+
+
+def _ascii_lines(folded: str, width: int, indent: str) -> list[str]:
+    """:func:`comment_lines`' wrapping of ASCII text (one column per character, breaks at spaces):
+    the same lines as :func:`_wide_lines`, without a per-character loop."""
+    lines, current = [], ""
+    words = folded.split(" ")
+    last = len(words) - 1
+    for i, word in enumerate(words):
+        if current.strip():
+            stripped = current.rstrip()
+            if len(stripped) + len(word) > width:
+                lines.append(stripped)
+                current = indent
+        current += word if i == last else word + " "
+    if current.strip():
+        lines.append(current.rstrip())
+    return lines
+
+
+def _wide_lines(folded: str, width: int, indent: str) -> list[str]:
+    """:func:`comment_lines`' wrapping of text with wide characters (two columns; a line may break
+    between them)."""
     lines, current, columns = [], "", 0  # columns: _width(current), kept as tokens are added
     for token in _tokens(folded):
         if current.strip():
@@ -118,8 +147,7 @@ def comment_lines(text: str, width: int, indent: str = "") -> list[str]:
         columns += _width(token)
     if current.strip():
         lines.append(current.rstrip())
-    # A line may now end with a backslash that was followed by more text: that would splice.
-    return [_end_safely(line) for line in lines]
+    return lines
 
 
 _SIMPLE_ESCAPES = {"\\": "\\\\", '"': '\\"', "?": "\\?", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
