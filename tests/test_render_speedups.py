@@ -126,6 +126,35 @@ def test_python_docstring_line_shortcut(text, first, last):
         assert pyesc._doc_line(line, first, last) == plain_doc_line(line, first, last)
 
 
+def plain_sentences(text: str) -> list[str]:
+    """Sentence splitting character by character (the algorithm ``docs.sentences`` restates with a regex)."""
+    out, buf, depth = [], "", 0
+    for i, ch in enumerate(text):
+        buf += ch
+        if ch in docs._OPENERS:
+            depth += 1
+        elif ch in docs._CLOSERS:
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            end = ch == "。"
+            if ch in ".!?" and text[i + 1 : i + 2] == " " and text[i + 2 : i + 3][:1].isupper():
+                end = not buf.rstrip().endswith(docs._ABBREVIATIONS)
+            if end:
+                out.append(buf.strip())
+                buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.one_of(TEXT, st.lists(st.sampled_from([*"aB .!?。（）()[]“”‘’【】Xé\u3000\t", "e.g.", "i.e. "])).map("".join))
+)
+def test_docs_sentences_like_the_plain_algorithm(text):
+    assert docs.sentences(text) == plain_sentences(text)
+
+
 # ---------------------------------------------------------------------------------------------
 # Docs: the linker looks up only the operator names the text contains
 

@@ -269,24 +269,27 @@ _OPENERS, _CLOSERS = "（([“‘【", "）)]”’】"
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.")
 
 
+_SENTENCE_MARKS = re.compile(r"[（(\[“‘【）)\]”’】。]|[.!?](?= )")  # brackets, and the possible sentence ends
+
+
 def sentences(text: str) -> list[str]:
     """Split prose into sentences at top-level '。' (and '. ' before a capital), as upstream's <li> items."""
-    out, buf, depth = [], "", 0
-    for i, ch in enumerate(text):
-        buf += ch
+    out, start, depth = [], 0, 0
+    for match in _SENTENCE_MARKS.finditer(text):
+        ch, i = match.group(), match.start()
         if ch in _OPENERS:
             depth += 1
         elif ch in _CLOSERS:
             depth = max(0, depth - 1)
         elif depth == 0:
             end = ch == "。"
-            if ch in ".!?" and text[i + 1 : i + 2] == " " and text[i + 2 : i + 3][:1].isupper():
-                end = not buf.rstrip().endswith(_ABBREVIATIONS)
+            if ch != "。" and text[i + 2 : i + 3].isupper():  # ". " before a capital
+                end = not text[start : i + 1].rstrip().endswith(_ABBREVIATIONS)
             if end:
-                out.append(buf.strip())
-                buf = ""
-    if buf.strip():
-        out.append(buf.strip())
+                out.append(text[start : i + 1].strip())
+                start = i + 1
+    if text[start:].strip():
+        out.append(text[start:].strip())
     return out
 
 
