@@ -344,7 +344,10 @@ class _Runner:
 # is read in one of four modes: FULL (``o * inner + j``), PERIODIC (``j``: a trailing sub-shape repeated
 # over leading dims), ROW (``o``: a leading sub-shape constant along trailing dims) or SCALAR (``0``);
 # ``modes`` packs them (2 bits per input).  Arrays travel as ``_accel.storage`` views; a chain receives
-# float32 values and returns the float32 result, rounded once by ``_accel.put``.
+# float32 values and returns the float32 result, rounded once by ``_accel.put``.  Exact loops
+# (``driver(exact=True)``: float64, complex64, complex128, every input of the result's dtype) are the same
+# generic loops with ``_accel.load_exact`` / ``store_exact`` bound in place of ``as_f32`` / ``put``: the chain
+# computes in that dtype and nothing is rounded on the way.
 
 FULL, PERIODIC, ROW, SCALAR = 0, 1, 2, 3
 
