@@ -390,6 +390,27 @@ def put(array, index, value):
     raise NotImplementedError("put is only available inside compiled loops")
 
 
+@jit(inline=True)
+def load_exact(value):
+    """(compiled code only) One element as it is: the load of the exact pointwise loops (float64, complex),
+    bound in place of :func:`as_f32` (see ``_pointwise.driver(exact=True)``)."""
+    return value
+
+
+@jit(inline=True)
+def store_exact(array, index, value):
+    """(compiled code only) ``array[index] = value`` without rounding: the store bound in place of :func:`put`
+    by the exact pointwise loops (the value already has the array's dtype)."""
+    array[index] = value
+
+
+def fma(a, b, c):
+    """(compiled code only) ``a * b + c`` rounded once, for float32 or float64 values of one type (LLVM's
+    ``llvm.fma``: fused on every CPU, in hardware where there is one). NumPy's complex products are written
+    with it (see ``sigmoid_backward``: each part of a product is one fused multiply-add, as NumPy's SIMD loops)."""
+    raise NotImplementedError("fma is only available inside compiled loops")
+
+
 _OVERLOADS: list = []
 
 
@@ -464,6 +485,28 @@ def _register_overloads() -> None:
     overload(as_f32)(as_float)
     overload(as_value)(as_exact)
     overload(put)(store)
+    overload(fma)(_fma_overload())
+
+
+def _fma_overload():
+    """The compiled :func:`fma`: one ``llvm.fma`` of three floats of the same type."""
+    from numba import types as nt
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def fused_multiply_add(typingctx, a, b, c):
+        if not (isinstance(a, nt.Float) and a == b == c):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.fma(*args)
+
+        return a(a, b, c), codegen
+
+    def implementation(a, b, c):
+        return lambda a, b, c: fused_multiply_add(a, b, c)
+
+    return implementation
 
 
 def _bfloat16_store():

@@ -22,7 +22,9 @@ like CANN's Cast.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -342,7 +344,10 @@ class _Runner:
 # is read in one of four modes: FULL (``o * inner + j``), PERIODIC (``j``: a trailing sub-shape repeated
 # over leading dims), ROW (``o``: a leading sub-shape constant along trailing dims) or SCALAR (``0``);
 # ``modes`` packs them (2 bits per input).  Arrays travel as ``_accel.storage`` views; a chain receives
-# float32 values and returns the float32 result, rounded once by ``_accel.put``.
+# float32 values and returns the float32 result, rounded once by ``_accel.put``.  Exact loops
+# (``driver(exact=True)``: float64, complex64, complex128, every input of the result's dtype) are the same
+# generic loops with ``_accel.load_exact`` / ``store_exact`` bound in place of ``as_f32`` / ``put``: the chain
+# computes in that dtype and nothing is rounded on the way.
 
 FULL, PERIODIC, ROW, SCALAR = 0, 1, 2, 3
 
@@ -397,15 +402,51 @@ _U16, _I16 = np.dtype(np.uint16), np.dtype(np.int16)
 # dtype -> the view a compiled loop receives (None: the array itself), see ``_accel.storage``
 _FUSED_VIEWS = {F32: None, F16: _U16, BFLOAT16: _I16}
 _SELECT_VIEWS = {**_FUSED_VIEWS, **{np.dtype(t): None for t in (np.int8, np.uint8, np.int32, np.int64)}}
+# exact loops (float64 / complex chains): every input and the result share one of these dtypes, passed as is
+_EXACT_VIEWS = {F64: None, np.dtype(np.complex64): None, np.dtype(np.complex128): None}
 # select loops: the first input and the result as raw bit patterns
 _BITS = {2: _U16, 4: np.dtype(np.uint32)}
 _RAW_VIEWS = {d: _BITS.get(d.itemsize) for d in _SELECT_VIEWS}
 
 
-def _flat(array: np.ndarray, view) -> np.ndarray:
-    # a strided or read-only view is copied: the result does not depend on the layout
-    flat = _accel.ready(array).reshape(-1)
-    return flat if view is None else flat.view(view)
+class _Plan(NamedTuple):
+    """What :func:`fused` does for one (loop, dtypes, shapes): the per-input views, the result, the loop."""
+
+    views: tuple  # per input: the dtype it is viewed as (None: as is)
+    shape: tuple  # the result's shape
+    dtype: np.dtype  # the result's dtype
+    out_view: np.dtype | None  # the result's view for the loop
+    modes: int
+    outer: int
+    inner: int
+    extra: tuple  # trailing loop arguments (the select loops' zero)
+
+
+_PLANS: dict = {}
+_DTYPE_SHAPE = operator.attrgetter("dtype", "shape")
+
+
+def _plan(loop, inputs: Sequence[np.ndarray], result_dtype, select: bool) -> _Plan | None:
+    """The plan of a call, or None when the call does not qualify (ValueError for shapes that do not broadcast)."""
+    result_dtype = np.dtype(result_dtype)
+    accepted = loop.storages
+    if result_dtype not in accepted or any(a.dtype not in accepted for a in inputs):
+        return None
+    if accepted is _EXACT_VIEWS and any(a.dtype != result_dtype for a in inputs):
+        return None  # exact loops do not convert
+    views = [accepted[a.dtype] for a in inputs]
+    out_view = accepted[result_dtype]
+    extra = ()
+    if select:
+        if inputs[0].dtype != result_dtype:
+            return None
+        views[0] = out_view = _RAW_VIEWS[result_dtype]
+        extra = ((out_view or result_dtype).type(0),)  # a zero the compiler cannot see (see _select2)
+    found = layout(tuple(a.shape for a in inputs))
+    if found is None:
+        return None
+    shape, outer, inner, modes = found
+    return _Plan(tuple(views), shape, result_dtype, out_view, modes, outer, inner, extra)
 
 
 def fused(loop, inputs: Sequence[np.ndarray], result_dtype, params: tuple = (), *, select: bool = False):
@@ -415,47 +456,46 @@ def fused(loop, inputs: Sequence[np.ndarray], result_dtype, params: tuple = (), 
     ``select=True``: the first input and the result share their dtype and travel as raw bit patterns
     (exact selects such as ReLU's gradient: nothing is converted); integer dtypes are allowed there.
 
-    The Python side is kept to a few dictionary lookups and views (it is most of the time of a small call);
-    the loop's dispatcher is called directly (every array is ready: C-contiguous, aligned, writeable)."""
+    The Python side is most of the time of a small call, so everything that depends only on the dtypes
+    and shapes (views, broadcast layout) is planned once per combination and cached; a call then costs a
+    dictionary lookup, a flat view per array and the dispatcher call (every array ready: C-contiguous,
+    aligned, writeable; others are copied first, so the result does not depend on the layout)."""
     if not _accel.enabled():
         return None
-    result_dtype = np.dtype(result_dtype)
-    accepted = _SELECT_VIEWS if select else _FUSED_VIEWS
-    if result_dtype not in accepted:
-        return None
-    views = []
-    for a in inputs:
-        if a.dtype not in accepted:
-            return None
-        views.append(a)
-    if select:
-        if inputs[0].dtype != result_dtype:
-            return None
-        views[0] = _flat(views[0], _RAW_VIEWS[result_dtype])
-        views[1:] = [_flat(a, accepted[a.dtype]) for a in views[1:]]
+    if len(inputs) == 2:  # the common case spelled out: building the key is a fair part of a small call
+        a, b = inputs
+        key = (loop, select, result_dtype, a.dtype, b.dtype, a.shape, b.shape)
     else:
-        views = [_flat(a, accepted[a.dtype]) for a in views]
-    found = layout(tuple(a.shape for a in inputs))
-    if found is None:
+        key = (loop, select, result_dtype, *map(_DTYPE_SHAPE, inputs))
+    plan = _PLANS.get(key, False)
+    if plan is False:
+        plan = _plan(loop, inputs, result_dtype, select)
+        if len(_PLANS) > 1024:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    if plan is None:
         return None
-    shape, outer, inner, modes = found
-    out = np.empty(shape, result_dtype)
-    flat = out.reshape(-1)
-    view = _RAW_VIEWS[result_dtype] if select else accepted[result_dtype]
-    if view is not None:
-        flat = flat.view(view)
+    args = []
+    for a, view in zip(inputs, plan.views):
+        flat = a.ravel() if a.flags.carray else _accel.ready(a).ravel()
+        args.append(flat if view is None else flat.view(view))
+    out = np.empty(plan.shape, plan.dtype)
+    flat = out.ravel()
+    if plan.out_view is not None:
+        flat = flat.view(plan.out_view)
     dispatcher = loop._dispatcher or loop.dispatcher()
-    if select:  # a zero the compiler cannot see (see _select2)
-        dispatcher(*views, flat, modes, outer, inner, params, flat.dtype.type(0))
-    else:
-        dispatcher(*views, flat, modes, outer, inner, params)
+    dispatcher(*args, flat, plan.modes, plan.outer, plan.inner, params, *plan.extra)
     return out
 
 
-def driver(chain, arity: int, *, select: bool = False, contract: bool = False):
+def driver(chain, arity: int, *, select: bool = False, contract: bool = False, exact: bool = False):
     """The generic compiled loop for ``arity`` inputs bound to ``chain`` (an ``_accel.jit(inline=True)``
     scalar function ``chain(v1, ..., params) -> float32``; with ``select``: ``chain(x, params) -> bool``,
     True where the lane is zeroed, ``x`` being the second input).
+
+    ``exact=True``: the loop for float64 / complex64 / complex128 chains: every input has the result's
+    dtype and values are loaded and stored as they are (``chain(v1, ..., params)`` computes in that dtype;
+    its constants must leave those values exact, e.g. a float32 ``1.0`` is widened, never the reverse).
 
     ``contract=True`` lets LLVM fuse multiply-adds (for chains evaluating ``exp32``/``tanh32`` polynomials:
     about 25% faster, results within the same ulp bounds); no other fast-math flag is ever used."""
@@ -464,7 +504,14 @@ def driver(chain, arity: int, *, select: bool = False, contract: bool = False):
     else:
         generic = {1: _map1, 2: _map2, 3: _map3}[arity]
     name = f"{chain.py_func.__module__}.{chain.py_func.__qualname__}"
-    return generic.bound(name, fastmath={"contract"} if contract else False, CHAIN=chain)
+    bind = {"CHAIN": chain}
+    if exact:
+        if select:
+            raise ValueError("exact select loops are not needed: select loops never convert")
+        bind.update(as_f32=_accel.load_exact, put=_accel.store_exact)
+    loop = generic.bound(name, fastmath={"contract"} if contract else False, **bind)
+    loop.storages = _EXACT_VIEWS if exact else _SELECT_VIEWS if select else _FUSED_VIEWS
+    return loop
 
 
 def CHAIN(*args):  # noqa: N802  (placeholder bound by ``driver``)

@@ -38,11 +38,14 @@ of the output.
 
 from __future__ import annotations
 
+import functools
+from typing import NamedTuple
+
 import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import exp32
-from generator.kernels._common import Cost, check_float, from_compute, to_compute
+from generator.kernels._common import FLOAT_DTYPES, Cost, from_compute, to_compute
 from generator.kernels._pointwise import driver, fused
 
 __all__ = ["cost", "elu_backward"]
@@ -57,26 +60,27 @@ def cost(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> C
     return Cost(bytes=16 * n + 32 * _BLOCK, ops=(24 if half else 12) * n, param="gradOutput")
 
 
-def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> np.ndarray:
-    """Gradient of ELU/SELU-style activations; see the module docstring for the formulas."""
-    grad_output = np.asarray(grad_output)
-    self_or_result = np.asarray(self_or_result)
-    check_float("grad_output", grad_output)
-    check_float("self_or_result", self_or_result)
-    if grad_output.dtype != self_or_result.dtype:
-        raise TypeError(
-            f"grad_output dtype {grad_output.dtype} differs from self_or_result dtype {self_or_result.dtype}"
-        )
-    if grad_output.shape != self_or_result.shape:
-        raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs self_or_result {self_or_result.shape}")
-    if grad_output.ndim > 8:
-        raise ValueError(f"rank {grad_output.ndim} exceeds 8")
-    alpha, scale, input_scale = float(alpha), float(scale), float(input_scale)
-    is_result = bool(is_result)
+@functools.lru_cache(maxsize=256)
+def _check(grad_dtype, self_dtype) -> None:
+    """Raise for dtypes the op rejects (cached: accepted combinations return at once)."""
+    for name, dtype in (("grad_output", grad_dtype), ("self_or_result", self_dtype)):
+        if np.dtype(dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
+    if grad_dtype != self_dtype:
+        raise TypeError(f"grad_output dtype {grad_dtype} differs from self_or_result dtype {self_dtype}")
+
+
+class _Constants(NamedTuple):
+    """The float32 constants of one (alpha, scale, input_scale, is_result) and the compiled loop using them."""
+
+    loop: object
+    params: tuple  # (pos, neg_mul, neg_add, exp_scale)
+
+
+@functools.lru_cache(maxsize=256)
+def _constants(alpha: float, scale: float, input_scale: float, is_result: bool) -> _Constants:
     if is_result and alpha < 0:
         raise ValueError("alpha must be >= 0 when is_result is true")
-
-    dtype = grad_output.dtype
     f32 = np.float32
     pos = f32(scale)
     if is_result:
@@ -86,11 +90,27 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
         # g * (input_scale*alpha*scale) * exp(x * input_scale)
         neg_mul, neg_add = f32(input_scale) * f32(alpha) * f32(scale), f32(0)
     exp_scale = f32(input_scale)
-    size = grad_output.size
-    loop = _FUSED_RESULT if is_result else _FUSED_INPUT
-    out = fused(loop, (grad_output, self_or_result), dtype, (pos, neg_mul, neg_add, exp_scale))
+    return _Constants(_FUSED_RESULT if is_result else _FUSED_INPUT, (pos, neg_mul, neg_add, exp_scale))
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> np.ndarray:
+    """Gradient of ELU/SELU-style activations; see the module docstring for the formulas."""
+    grad_output = np.asarray(grad_output)
+    self_or_result = np.asarray(self_or_result)
+    _check(grad_output.dtype, self_or_result.dtype)
+    if grad_output.shape != self_or_result.shape:
+        raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs self_or_result {self_or_result.shape}")
+    if grad_output.ndim > 8:
+        raise ValueError(f"rank {grad_output.ndim} exceeds 8")
+    is_result = bool(is_result)
+    loop, params = _constants(float(alpha), float(scale), float(input_scale), is_result)
+    dtype = grad_output.dtype
+    out = fused(loop, (grad_output, self_or_result), dtype, params)
     if out is not None:
         return out
+    pos, neg_mul, neg_add, exp_scale = params
+    f32 = np.float32
+    size = grad_output.size
     if size <= _BLOCK:  # one block: the fewest NumPy calls (small calls are dominated by call overhead)
         g, x = to_compute(grad_output), to_compute(self_or_result)
         with np.errstate(over="ignore", invalid="ignore"):

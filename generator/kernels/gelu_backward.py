@@ -39,6 +39,7 @@ Readings chosen where sources disagree
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -66,8 +67,10 @@ _BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # sqrt(2/pi)
 _KAPPA = 0.044715
 
 
-def _result_dtype(grad_output: np.ndarray, self: np.ndarray) -> np.dtype:
-    dtype = promote(grad_output.dtype, self.dtype)
+@functools.lru_cache(maxsize=256)
+def _result_dtype(grad_dtype, self_dtype) -> np.dtype:
+    """The promoted dtype of a call (cached); raises for the ones the op rejects."""
+    dtype = promote(grad_dtype, self_dtype)
     if acl_name(dtype) not in _SUPPORTED:
         raise TypeError(f"promoted dtype {dtype} of grad_output and self is not FLOAT, FLOAT16 or BFLOAT16")
     return dtype
@@ -123,7 +126,7 @@ def gelu_backward(grad_output, self) -> np.ndarray:
     self = np.asarray(self)
     if grad_output.ndim > 8 or self.ndim > 8:
         raise ValueError("grad_output and self must have at most 8 dimensions")
-    dtype = _result_dtype(grad_output, self)
+    dtype = _result_dtype(grad_output.dtype, self.dtype)
     out = fused(_FUSED, (grad_output, self), dtype)
     if out is not None:
         return out

@@ -32,6 +32,8 @@ Readings chosen where sources disagree
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from generator.kernels import _accel
@@ -51,24 +53,37 @@ def _drop(x, params):
 _FUSED = driver(_drop, 2, select=True)
 
 
+@functools.lru_cache(maxsize=256)
+def _check(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> None:
+    """Raise for dtypes or ranks the op rejects (cached: accepted combinations return at once)."""
+    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
+        if np.dtype(dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
+        if ndim > 8:
+            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    if grad_dtype != self_dtype:
+        raise TypeError(f"grad_output dtype {grad_dtype} differs from self dtype {self_dtype}")
+
+
+@functools.lru_cache(maxsize=256)
+def _bounds(low: float, high: float) -> tuple:
+    """The bounds as float32 (the kernel's attributes)."""
+    return np.float32(low), np.float32(high)
+
+
 def hardtanh_backward(grad_output, self, min, max) -> np.ndarray:  # noqa: A002  (doc names)
     """Gradient of hardtanh; see the module docstring."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
-    for name, array in (("grad_output", grad_output), ("self", self)):
-        if np.dtype(array.dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
-        if array.ndim > 8:
-            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
-    if grad_output.dtype != self.dtype:
-        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
+    _check(grad_output.dtype, self.dtype, grad_output.ndim, self.ndim)
     if grad_output.shape != self.shape:
         raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs self {self.shape}")
-    lo, hi = np.float32(float(min)), np.float32(float(max))
+    bounds = _bounds(float(min), float(max))
     dtype = grad_output.dtype
-    out = fused(_FUSED, (grad_output, self), dtype, (lo, hi), select=True)
+    out = fused(_FUSED, (grad_output, self), dtype, bounds, select=True)
     if out is not None:
         return out
+    lo, hi = bounds
 
     def chain(blocks, out, tmps) -> None:
         g, x = blocks

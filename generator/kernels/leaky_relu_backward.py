@@ -34,6 +34,8 @@ Readings chosen where sources are silent
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from generator.kernels import _accel
@@ -64,26 +66,40 @@ def _fused_chain(g, x, params):
 
 
 _FUSED = driver(_fused_chain, 2)
+_EXACT = driver(_fused_chain, 2, exact=True)  # float64: ``g * slope`` in float64 (the float32 slope widened)
+
+
+@functools.lru_cache(maxsize=256)
+def _decide(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> tuple:
+    """``(result dtype, compiled loop)`` of a call's dtypes and ranks (cached); raises for bad ones."""
+    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
+        if acl_name(dtype) not in _SUPPORTED:
+            raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(_SUPPORTED)}")
+        if ndim > 8:
+            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    dtype = promote_dtypes(grad_dtype, self_dtype)
+    return dtype, (_EXACT if dtype == np.float64 else _FUSED)
+
+
+@functools.lru_cache(maxsize=256)
+def _slope(negative_slope: float, self_is_result: bool) -> np.float32:
+    """The slope rounded to float32 (the kernel's attribute); raises for a negative slope on a result."""
+    if self_is_result and negative_slope < 0:
+        raise ValueError("negative_slope must be >= 0 when self_is_result is true")
+    return np.float32(negative_slope)
 
 
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result) -> np.ndarray:
     """Gradient of leaky ReLU; see the module docstring."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
-    for name, array in (("grad_output", grad_output), ("self", self)):
-        if acl_name(array.dtype) not in _SUPPORTED:
-            raise TypeError(f"{name}: dtype {array.dtype} is not one of {', '.join(_SUPPORTED)}")
-        if array.ndim > 8:
-            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
-    if bool(self_is_result) and float(negative_slope) < 0:
-        raise ValueError("negative_slope must be >= 0 when self_is_result is true")
-    dtype = promote_dtypes(grad_output.dtype, self.dtype)
-    slope32 = float(np.float32(float(negative_slope)))
-    out = fused(_FUSED, (grad_output, self), dtype, (np.float32(slope32),))
+    dtype, loop = _decide(grad_output.dtype, self.dtype, grad_output.ndim, self.ndim)
+    slope32 = _slope(float(negative_slope), bool(self_is_result))
+    out = fused(loop, (grad_output, self), dtype, (slope32,))
     if out is not None:
         return out
     compute = compute_dtype(dtype)
-    slope = compute.type(slope32)
+    slope = compute.type(slope32)  # float32 -> float64 is exact
 
     def chain(blocks, out, tmps) -> None:
         g, x = blocks

@@ -31,6 +31,8 @@ Readings chosen where sources are silent
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from generator.kernels import _accel
@@ -51,17 +53,22 @@ def _fused_chain(g, x, y, params):
 _FUSED = driver(_fused_chain, 3)
 
 
+@functools.lru_cache(maxsize=256)
+def _check(dtypes: tuple, ndims: tuple) -> None:
+    """Raise for dtypes or ranks the op rejects (cached: accepted calls return at once)."""
+    for name, dtype, ndim in zip(("grad_output", "self", "target"), dtypes, ndims):
+        if np.dtype(dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
+        if ndim > 8:
+            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    if not (dtypes[0] == dtypes[1] == dtypes[2]):
+        raise TypeError("grad_output, self and target must have the same dtype")
+
+
 def mse_loss_backward(grad_output, self, target, reduction) -> np.ndarray:
     """Gradient of the mean squared error with respect to ``self``; see the module docstring."""
-    arrays = {"grad_output": np.asarray(grad_output), "self": np.asarray(self), "target": np.asarray(target)}
-    for name, array in arrays.items():
-        if np.dtype(array.dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
-        if array.ndim > 8:
-            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
-    grad_output, self, target = arrays.values()
-    if not (grad_output.dtype == self.dtype == target.dtype):
-        raise TypeError("grad_output, self and target must have the same dtype")
+    grad_output, self, target = np.asarray(grad_output), np.asarray(self), np.asarray(target)
+    _check((grad_output.dtype, self.dtype, target.dtype), (grad_output.ndim, self.ndim, target.ndim))
     reduction = int(reduction)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be 0 (none), 1 (mean) or 2 (sum), got {reduction}")

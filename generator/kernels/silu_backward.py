@@ -27,6 +27,8 @@ Readings chosen where sources are silent
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from generator.kernels import _accel
@@ -63,16 +65,22 @@ def _fused_chain(g, x, params):
 _FUSED = driver(_fused_chain, 2, contract=True)
 
 
+@functools.lru_cache(maxsize=256)
+def _result_dtype(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> np.dtype:
+    """The result dtype of a call's dtypes and ranks (cached); raises for the ones the op rejects."""
+    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
+        if np.dtype(dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
+        if ndim > 8:
+            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    return grad_dtype if grad_dtype == self_dtype else F32
+
+
 def silu_backward(grad_output, self) -> np.ndarray:
     """Gradient of SiLU (swish with beta 1); see the module docstring."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
-    for name, array in (("grad_output", grad_output), ("self", self)):
-        if np.dtype(array.dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
-        if array.ndim > 8:
-            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
-    dtype = grad_output.dtype if grad_output.dtype == self.dtype else F32
+    dtype = _result_dtype(grad_output.dtype, self.dtype, grad_output.ndim, self.ndim)
     out = fused(_FUSED, (grad_output, self), dtype)
     if out is not None:
         return out

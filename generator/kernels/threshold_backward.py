@@ -34,7 +34,9 @@ Readings chosen where sources disagree
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -83,51 +85,60 @@ def _drop(x, params):
 _FUSED = driver(_drop, 2, select=True)
 
 
+@functools.lru_cache(maxsize=256)
+def _check(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> None:
+    """Raise for dtypes or ranks the op rejects (cached: accepted combinations return at once)."""
+    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
+        if acl_name(dtype) not in _SUPPORTED:
+            raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(_SUPPORTED)}")
+        if ndim > 8:
+            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    if grad_dtype != self_dtype:
+        raise TypeError(f"grad_output dtype {grad_dtype} differs from self dtype {self_dtype}")
+
+
+class _Bound(NamedTuple):
+    """How one (dtype, threshold) is applied: ``x <= bound`` drops the gradient."""
+
+    params: tuple | None  # the compiled select loop's parameters (None: the loop cannot express it)
+    bound: object  # the NumPy comparison bound (float32, or the integer dtype's floor of the threshold)
+    fixed: bool | None  # integers: True / False when every / no lane is dropped, None when it depends on x
+
+
+@functools.lru_cache(maxsize=256)
+def _bound(dtype: np.dtype, threshold: float) -> _Bound:
+    t = effective_threshold(threshold)
+    if dtype.kind not in "iu":
+        bound = np.float32(t)
+        return _Bound((bound,), bound, None)
+    info = np.iinfo(dtype)
+    fixed = _integer_drop_all(t, info)
+    bound = dtype.type(math.floor(t)) if fixed is None else None
+    # the compiled path compares with an int64 bound: below every value (keep all) or above (drop all)
+    int_bound = int(bound) if fixed is None else (int(info.max) if fixed else int(info.min) - 1)
+    # the bound in the tensor's own type when it fits: an int64 bound would widen every comparison to
+    # 64-bit vector lanes (int32: 1.3x slower); "keep everything" (min - 1) does not fit and stays int64
+    typed = dtype.type(int_bound) if info.min <= int_bound <= info.max else int_bound
+    return _Bound((typed,) if int_bound >= -(2**63) else None, bound, fixed)
+
+
 def threshold_backward(grad_output, self, threshold) -> np.ndarray:
     """Gradient of threshold / ReLU; see the module docstring."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
-    for name, array in (("grad_output", grad_output), ("self", self)):
-        if acl_name(array.dtype) not in _SUPPORTED:
-            raise TypeError(f"{name}: dtype {array.dtype} is not one of {', '.join(_SUPPORTED)}")
-        if array.ndim > 8:
-            raise ValueError(f"{name}: rank {array.ndim} exceeds 8")
-    if grad_output.dtype != self.dtype:
-        raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
+    _check(grad_output.dtype, self.dtype, grad_output.ndim, self.ndim)
     dtype = grad_output.dtype
-    t = effective_threshold(threshold)
-    zero = dtype.type(0)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        fixed = _integer_drop_all(t, info)
-        bound = dtype.type(math.floor(t)) if fixed is None else None
-        # the compiled path compares with an int64 bound: below every value (keep all) or above (drop all)
-        int_bound = int(bound) if fixed is None else (int(info.max) if fixed else int(info.min) - 1)
-        # the bound in the tensor's own type when it fits: an int64 bound would widen every comparison to
-        # 64-bit vector lanes (int32: 1.3x slower); "keep everything" (min - 1) does not fit and stays int64
-        typed = dtype.type(int_bound) if info.min <= int_bound <= info.max else int_bound
-        out = fused(_FUSED, (grad_output, self), dtype, (typed,), select=True) if int_bound >= -(2**63) else None
+    rule = _bound(dtype, float(threshold))
+    if rule.params is not None:
+        out = fused(_FUSED, (grad_output, self), dtype, rule.params, select=True)
         if out is not None:
             return out
-        loads = [dtype, dtype]
-
-        def drop_mask(x):
-            if fixed is not None:
-                return fixed
-            return np.less_equal(x, bound)
-    else:
-        bound = np.float32(t)
-        loads = [dtype, F32]
-        out = fused(_FUSED, (grad_output, self), dtype, (bound,), select=True)
-        if out is not None:
-            return out
-
-        def drop_mask(x):
-            return np.less_equal(x, bound)
+    zero, bound, fixed = dtype.type(0), rule.bound, rule.fixed
+    loads = [dtype, dtype] if dtype.kind in "iu" else [dtype, F32]
 
     def chain(blocks, out, tmps) -> None:
         g, x = blocks
-        drop = drop_mask(x)
+        drop = fixed if fixed is not None else np.less_equal(x, bound)
         if drop is True:
             out.fill(zero)
         elif drop is False:

@@ -11,7 +11,7 @@ from generator.kernels import _pointwise as pw
 from generator.kernels._common import BFLOAT16
 from generator.runtime import rules
 
-F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
+F32, F16, F64 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64)
 
 
 def test_promote_follows_the_cann_table():
@@ -186,3 +186,66 @@ def test_exp32_normal_is_exp32_where_the_result_is_normal():
     _accel.exp_normal_array(specials, got)
     assert np.isnan(got[0]) and got[1] == np.inf
     assert np.all(got[2:] == got[2]) and 2.6e-38 < got[2] < 2.8e-38  # clamped: exp(-86.5)
+
+
+def test_fused_plans_per_dtypes_and_shapes():
+    """One cached plan per (loop, dtypes, shapes): calls differing in any of them each get their own result."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+    from generator.kernels.sigmoid_backward import _EXACT, _FUSED
+
+    rng = np.random.default_rng(5)
+    calls = [
+        (_FUSED, (3, 4), (3, 4), F32),
+        (_FUSED, (3, 4), (4,), F32),
+        (_FUSED, (4,), (3, 4), F32),
+        (_FUSED, (3, 4), (3, 4), F16),
+        (_EXACT, (3, 4), (3, 4), F64),
+        (_EXACT, (2, 3, 4), (2, 3, 1), F64),
+    ]
+    with _accel.forced("compiled"):
+        for _ in range(2):  # the second round runs on cached plans
+            for loop, sa, sb, dtype in calls:
+                g, y = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+                got = pw.fused(loop, (g, y), dtype)
+                wide = F64 if dtype == F64 else F32
+                want = (g.astype(wide) * (1 - y.astype(wide))) * y.astype(wide)
+                assert got.dtype == dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want.astype(dtype))
+        # what the loops do not take: mixed dtypes on an exact loop, float64 on a float32 loop, empty results
+        assert pw.fused(_EXACT, (np.ones(3, F32), np.ones(3, F64)), F64) is None
+        assert pw.fused(_FUSED, (np.ones(3, F64), np.ones(3, F64)), F64) is None
+        assert pw.fused(_FUSED, (np.ones((0, 3), F32), np.ones(3, F32)), F32) is None
+        with pytest.raises(ValueError):  # shapes that do not broadcast, also once a plan exists for others
+            pw.fused(_FUSED, (np.ones((2, 3), F32), np.ones((4, 3), F32)), F32)
+    with _accel.forced("numpy"):
+        assert pw.fused(_FUSED, (np.ones(3, F32), np.ones(3, F32)), F32) is None
+
+
+def test_fused_copies_strided_read_only_and_unaligned_inputs():
+    """Inputs the loops cannot take as they are (strided, read-only, unaligned) are copied, never written."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+    from generator.kernels.sigmoid_backward import _FUSED
+
+    rng = np.random.default_rng(6)
+    g, y = rng.standard_normal((5, 8)).astype(F32), rng.standard_normal((5, 8)).astype(F32)
+    want = (g * (1 - y)) * y
+    frozen = y.copy()
+    frozen.flags.writeable = False
+    raw = np.zeros(y.size * 4 + 1, np.uint8)
+    unaligned = raw[1:].view(F32).reshape(y.shape)
+    unaligned[...] = y
+    assert not unaligned.flags.aligned
+    with _accel.forced("compiled"):
+        for yy in (y, frozen, unaligned, np.asfortranarray(y), np.repeat(y, 2, axis=1)[:, ::2]):
+            before = yy.copy()
+            np.testing.assert_array_equal(pw.fused(_FUSED, (g, yy), F32), want)
+            np.testing.assert_array_equal(yy, before)
+
+
+def test_exact_select_loops_are_refused():
+    from generator.kernels.threshold_backward import _drop
+
+    with pytest.raises(ValueError, match="exact"):
+        pw.driver(_drop, 2, select=True, exact=True)
