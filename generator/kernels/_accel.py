@@ -390,6 +390,141 @@ def put(array, index, value):
     raise NotImplementedError("put is only available inside compiled loops")
 
 
+# ---------------------------------------------------------------------------------------------
+# Explicit 16-lane float32 vectors for register-blocked loops (matrix-product micro-kernels). LLVM's loop
+# vectoriser only vectorises innermost loops, so a sum that runs over an outer loop (the reduction of a
+# matrix product whose operands are not contiguous along it) would stay in memory; with these values a
+# micro-kernel keeps a tile of R x V vectors in registers over the whole reduction. A vector is one LLVM
+# ``<16 x float>`` (one AVX-512 register; two or four registers on narrower CPUs, same results). Loads and
+# stores are unaligned; :func:`vec_fma` is an exact fused multiply-add (one rounding, on every CPU).
+
+
+def vec_zero():
+    """(compiled code only) A vector of 16 zeros."""
+    raise NotImplementedError("vec_zero is only available inside compiled loops")
+
+
+def vec_splat(value):
+    """(compiled code only) A vector of 16 copies of ``value`` (converted to float32)."""
+    raise NotImplementedError("vec_splat is only available inside compiled loops")
+
+
+def vec_load(array, index):
+    """(compiled code only) ``array[index : index + 16]`` of a 1-D float32 array (no bounds check)."""
+    raise NotImplementedError("vec_load is only available inside compiled loops")
+
+
+def vec_store(array, index, vector):
+    """(compiled code only) ``array[index : index + 16] = vector`` on a 1-D float32 array (no bounds check)."""
+    raise NotImplementedError("vec_store is only available inside compiled loops")
+
+
+def vec_fma(a, b, c):
+    """(compiled code only) ``a * b + c`` lane by lane, rounded once."""
+    raise NotImplementedError("vec_fma is only available inside compiled loops")
+
+
+def vec_sum(vector):
+    """(compiled code only) The float32 sum of the 16 lanes, as ``((l0 + l8) + (l4 + l12)) + ...``: halves
+    added pairwise (a fixed order)."""
+    raise NotImplementedError("vec_sum is only available inside compiled loops")
+
+
+def _register_vectors(nt, ir, intrinsic, overload) -> None:
+    """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
+    from numba.core import cgutils
+    from numba.extending import models, register_model
+
+    class F32x16(nt.Type):
+        def __init__(self):
+            super().__init__(name="F32x16")
+
+    vec_type = F32x16()
+    lanes = ir.VectorType(ir.FloatType(), 16)
+
+    @register_model(F32x16)
+    class _F32x16Model(models.PrimitiveModel):
+        def __init__(self, dmm, fe_type):
+            super().__init__(dmm, fe_type, lanes)
+
+    def is_vector_array(array):
+        return isinstance(array, nt.Array) and array.ndim == 1 and array.dtype == nt.float32
+
+    def address(context, builder, array_type, array, index_type, index):
+        data = context.make_array(array_type)(context, builder, array).data
+        offset = context.cast(builder, index, index_type, nt.intp)
+        return builder.bitcast(builder.gep(data, [offset]), lanes.as_pointer())
+
+    @intrinsic
+    def zero(typingctx):
+        return vec_type(), lambda context, builder, signature, args: ir.Constant(lanes, [0.0] * 16)
+
+    @intrinsic
+    def splat(typingctx, value):
+        def codegen(context, builder, signature, args):
+            scalar = context.cast(builder, args[0], signature.args[0], nt.float32)
+            one = builder.insert_element(ir.Constant(lanes, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
+            indices = ir.Constant(ir.VectorType(ir.IntType(32), 16), [0] * 16)
+            return builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), indices)
+
+        return (vec_type(value), codegen) if isinstance(value, (nt.Float, nt.Integer)) else None
+
+    @intrinsic
+    def load(typingctx, array, index):
+        def codegen(context, builder, signature, args):
+            return builder.load(
+                address(context, builder, signature.args[0], args[0], signature.args[1], args[1]), align=4
+            )
+
+        return (vec_type(array, index), codegen) if is_vector_array(array) and isinstance(index, nt.Integer) else None
+
+    @intrinsic
+    def store(typingctx, array, index, vector):
+        def codegen(context, builder, signature, args):
+            pointer = address(context, builder, signature.args[0], args[0], signature.args[1], args[1])
+            builder.store(args[2], pointer, align=4)
+            return context.get_dummy_value()
+
+        ok = is_vector_array(array) and isinstance(index, nt.Integer) and vector == vec_type
+        return (nt.none(array, index, vector), codegen) if ok else None
+
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        def codegen(context, builder, signature, args):
+            function = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(lanes, [lanes] * 3), "llvm.fma.v16f32"
+            )
+            return builder.call(function, args)
+
+        return (vec_type(a, b, c), codegen) if a == b == c == vec_type else None
+
+    @intrinsic
+    def lane_sum(typingctx, vector):
+        def codegen(context, builder, signature, args):
+            value, width = args[0], 16
+            while width > 1:  # add the upper half onto the lower half
+                width //= 2
+                half_type = ir.VectorType(ir.FloatType(), width)
+                low = builder.shuffle_vector(
+                    value, value, ir.Constant(ir.VectorType(ir.IntType(32), width), list(range(width)))
+                )
+                high = builder.shuffle_vector(
+                    value, value, ir.Constant(ir.VectorType(ir.IntType(32), width), list(range(width, 2 * width)))
+                )
+                value = builder.fadd(low, high)
+                assert value.type == half_type
+            return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
+
+        return (nt.float32(vector), codegen) if vector == vec_type else None
+
+    overload(vec_zero)(lambda: lambda: zero())
+    overload(vec_splat)(lambda value: lambda value: splat(value))
+    overload(vec_load)(lambda array, index: lambda array, index: load(array, index))
+    overload(vec_store)(lambda array, index, vector: lambda array, index, vector: store(array, index, vector))
+    overload(vec_fma)(lambda a, b, c: lambda a, b, c: fma(a, b, c))
+    overload(vec_sum)(lambda vector: lambda vector: lane_sum(vector))
+
+
 _OVERLOADS: list = []
 
 
@@ -464,6 +599,7 @@ def _register_overloads() -> None:
     overload(as_f32)(as_float)
     overload(as_value)(as_exact)
     overload(put)(store)
+    _register_vectors(nt, ir, intrinsic, overload)
 
 
 def _bfloat16_store():

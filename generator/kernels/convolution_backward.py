@@ -91,6 +91,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from generator.kernels import _accel
+from generator.kernels._accel import vec_fma, vec_load, vec_splat, vec_store, vec_zero
 from generator.kernels._common import (
     MACS_PER_OP,
     OPS_PER_STEP,
@@ -417,10 +418,16 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
     n, x_size, y_size = x_side.shape[0], tuple(x_side.shape[2:]), tuple(y_side.shape[2:])
     cy, cxg = w.shape[0], w.shape[1]
     cx, cyg, taps = cxg * groups, cy // groups, math.prod(kernel)
-    w_k = np.ascontiguousarray(w.reshape(cy, cxg, taps).transpose(2, 0, 1))  # [K, Cy, Cx/g]
-    w_t = None  # [K, Cx, Cy/g]: the transposed blocks, for the non-transposed grad_input
-    if need_gi and not transposed:
-        w_t = np.ascontiguousarray(w_k.reshape(taps, groups, cyg, cxg).transpose(0, 1, 3, 2).reshape(taps, cx, cyg))
+    # The weights as the gathered convolution of grad_input reads them, [K, source row in a group, output row]:
+    # [K, Cx/g, Cy] for the transposed conv, [K, Cy/g, Cx] for the non-transposed one (its transposed blocks).
+    w_pack = None
+    if need_gi:
+        w_k = w.reshape(groups, cyg, cxg, taps)
+        w_pack = np.ascontiguousarray(
+            w_k.transpose(3, 2, 0, 1).reshape(taps, cxg, cy)
+            if transposed
+            else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
+        )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
     gw = np.zeros((taps, cy, cxg), _F32) if need_gw else None
     grad_input = None
@@ -435,7 +442,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             buffers[n1 - n0] = _grid_buffers(grid, cx, cy, transposed, need_gi, need_gw)
         gi_out = None if grad_input is None else grad_input[n0:n1]
         xy = (x_side[n0:n1], y_side[n0:n1])
-        _grid_products(grid, *xy, buffers[n1 - n0], w_k, w_t, cx, groups, transposed, gw, gi_out)
+        _grid_products(grid, *xy, buffers[n1 - n0], w_pack, (cx, cy, groups), transposed, gw, gi_out)
     grad_weight = None if gw is None else from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
     return grad_input, grad_weight
 
@@ -474,13 +481,14 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
     return {"x": views[0], "y": views[1], "out": views[2], "overlay": overlay, "dirty": False}
 
 
-def _grid_products(grid: _Grid, x_side, y_side, buffers, w_k, w_t, cx, groups, transposed, gw, gi_out) -> None:
+def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, transposed, gw, gi_out) -> None:
     """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and writes its
-    grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`."""
+    grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the
+    weights as :func:`_compiled_gradients` packs them; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
     xbuf, ygrid, obuf = buffers["x"], buffers["y"], buffers["out"]
-    cy, cxg = w_k.shape[1], w_k.shape[2]
-    cyg = cy // groups
+    cx, cy, groups = channels
+    cxg, cyg = cx // groups, cy // groups
     phases, shifts = grid.offset_arrays
     y_starts, y_length = grid.segments(tuple(slice(0, o) for o in grid.y_size))
     reach = grid.total - grid.cols  # the largest shift
@@ -499,16 +507,15 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_k, w_t, cx, groups, t
                            cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
-            _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, y_starts, y_length,
-                             _cols_block(x_rows, reach))  # fmt: skip
+            _gather_tiled(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, cxg, cyg, y_starts, y_length)
             grid.grid_to_y(dst, gi_out.dtype, gi_out)
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
         gx = obuf
         for phase, _, gsl in grid.slices:  # phases without x positions are never read
             mine = np.flatnonzero(phases == phase)
             starts, length = grid.segments(gsl)
-            _gather_compiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_t[mine],
-                             cyg, cxg, starts, length, _cols_block(cy, reach))  # fmt: skip
+            _gather_tiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_pack[mine],
+                          cyg, cxg, starts, length)  # fmt: skip
         grid.phases_to_x(gx, gi_out.dtype, gi_out)
 
 
@@ -677,6 +684,128 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
 
 
 # fmt: on
+
+
+# Register-tiled gathered convolution (explicit 16-lane vectors, see ``_accel.vec_*``): a tile of 8 output rows
+# x 32 columns (16 vector accumulators) stays in registers over the whole reduction (every kernel offset and
+# source row), then is stored once; per reduction step it loads 2 source vectors and 8 weights for 16
+# multiply-adds. Remainder rows use 4- and 1-row tiles; a run's last tile is moved back to end at the run's
+# end (it recomputes a few columns, with the same result); runs shorter than a tile use the scalar loop.
+_TILE = 32  # columns per tile (two vectors)
+
+
+@_accel.jit
+def _gather_tiled(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run):
+    """``dst[r, j] = sum_t sum_c wp[t, c, r] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the
+    columns ``j`` of the runs ``[start, start + run)`` (other columns are not written; ``g = r // cout_g``).
+    Per output column the terms are added in increasing ``t``, then ``c``, each by one fused multiply-add."""
+    rows, length = dst.shape
+    d = dst.reshape(-1)
+    w = wp.reshape(-1)
+    for start in starts:
+        if run < _TILE:
+            _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g, start, run)
+            continue
+        for j0 in range(start, start + run, _TILE):
+            j = min(j0, start + run - _TILE)
+            r = 0
+            while r < rows:
+                g = r // cout_g
+                cbase = g * cin_g * src_stride + j
+                if r + 8 <= rows and (r + 7) // cout_g == g:
+                    _gather_tile8(d, r * length + j, length, src, src_base, cbase, src_stride, w, r, rows, cin_g)
+                    r += 8
+                elif r + 4 <= rows and (r + 3) // cout_g == g:
+                    _gather_tile4(d, r * length + j, length, src, src_base, cbase, src_stride, w, r, rows, cin_g)
+                    r += 4
+                else:
+                    _gather_tile1(d, r * length + j, src, src_base, cbase, src_stride, w, r, rows, cin_g)
+                    r += 1
+
+
+# The tiles read best with one line per output row:
+# fmt: off
+@_accel.jit
+def _gather_tile8(d, q, length, src, src_base, cbase, src_stride, w, r, rows, cin_g):
+    """8 rows x 32 columns of :func:`_gather_tiled` (``q``: flat index of the tile's first element in ``d``)."""
+    a00 = a01 = a10 = a11 = a20 = a21 = a30 = a31 = vec_zero()
+    a40 = a41 = a50 = a51 = a60 = a61 = a70 = a71 = vec_zero()
+    for t in range(src_base.size):
+        p = src_base[t] + cbase
+        k = t * cin_g * rows + r
+        for _ in range(cin_g):
+            w0, w1, w2, w3 = vec_splat(w[k]), vec_splat(w[k + 1]), vec_splat(w[k + 2]), vec_splat(w[k + 3])
+            w4, w5, w6, w7 = vec_splat(w[k + 4]), vec_splat(w[k + 5]), vec_splat(w[k + 6]), vec_splat(w[k + 7])
+            s = vec_load(src, p)
+            a00, a10, a20, a30 = vec_fma(w0, s, a00), vec_fma(w1, s, a10), vec_fma(w2, s, a20), vec_fma(w3, s, a30)
+            a40, a50, a60, a70 = vec_fma(w4, s, a40), vec_fma(w5, s, a50), vec_fma(w6, s, a60), vec_fma(w7, s, a70)
+            s = vec_load(src, p + 16)
+            a01, a11, a21, a31 = vec_fma(w0, s, a01), vec_fma(w1, s, a11), vec_fma(w2, s, a21), vec_fma(w3, s, a31)
+            a41, a51, a61, a71 = vec_fma(w4, s, a41), vec_fma(w5, s, a51), vec_fma(w6, s, a61), vec_fma(w7, s, a71)
+            p += src_stride
+            k += rows
+    vec_store(d, q, a00), vec_store(d, q + 16, a01)
+    vec_store(d, q + length, a10), vec_store(d, q + length + 16, a11)
+    vec_store(d, q + 2 * length, a20), vec_store(d, q + 2 * length + 16, a21)
+    vec_store(d, q + 3 * length, a30), vec_store(d, q + 3 * length + 16, a31)
+    vec_store(d, q + 4 * length, a40), vec_store(d, q + 4 * length + 16, a41)
+    vec_store(d, q + 5 * length, a50), vec_store(d, q + 5 * length + 16, a51)
+    vec_store(d, q + 6 * length, a60), vec_store(d, q + 6 * length + 16, a61)
+    vec_store(d, q + 7 * length, a70), vec_store(d, q + 7 * length + 16, a71)
+
+
+@_accel.jit
+def _gather_tile4(d, q, length, src, src_base, cbase, src_stride, w, r, rows, cin_g):
+    """4 rows x 32 columns of :func:`_gather_tiled`."""
+    a00 = a01 = a10 = a11 = a20 = a21 = a30 = a31 = vec_zero()
+    for t in range(src_base.size):
+        p = src_base[t] + cbase
+        k = t * cin_g * rows + r
+        for _ in range(cin_g):
+            w0, w1, w2, w3 = vec_splat(w[k]), vec_splat(w[k + 1]), vec_splat(w[k + 2]), vec_splat(w[k + 3])
+            s = vec_load(src, p)
+            a00, a10, a20, a30 = vec_fma(w0, s, a00), vec_fma(w1, s, a10), vec_fma(w2, s, a20), vec_fma(w3, s, a30)
+            s = vec_load(src, p + 16)
+            a01, a11, a21, a31 = vec_fma(w0, s, a01), vec_fma(w1, s, a11), vec_fma(w2, s, a21), vec_fma(w3, s, a31)
+            p += src_stride
+            k += rows
+    vec_store(d, q, a00), vec_store(d, q + 16, a01)
+    vec_store(d, q + length, a10), vec_store(d, q + length + 16, a11)
+    vec_store(d, q + 2 * length, a20), vec_store(d, q + 2 * length + 16, a21)
+    vec_store(d, q + 3 * length, a30), vec_store(d, q + 3 * length + 16, a31)
+
+
+@_accel.jit
+def _gather_tile1(d, q, src, src_base, cbase, src_stride, w, r, rows, cin_g):
+    """1 row x 32 columns of :func:`_gather_tiled`."""
+    a0 = a1 = vec_zero()
+    for t in range(src_base.size):
+        p = src_base[t] + cbase
+        k = t * cin_g * rows + r
+        for _ in range(cin_g):
+            w0 = vec_splat(w[k])
+            a0, a1 = vec_fma(w0, vec_load(src, p), a0), vec_fma(w0, vec_load(src, p + 16), a1)
+            p += src_stride
+            k += rows
+    vec_store(d, q, a0), vec_store(d, q + 16, a1)
+# fmt: on
+
+
+@_accel.jit(fastmath={"contract"})
+def _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g, start, run):
+    """:func:`_gather_tiled` on the columns ``[start, start + run)`` by plain loops (runs shorter than a tile);
+    same order of terms, each by one fused multiply-add."""
+    for r in range(rows):
+        cbase = (r // cout_g) * cin_g * src_stride + start
+        q = r * length + start
+        for j in range(run):
+            d[q + j] = 0.0
+        for t in range(src_base.size):
+            for c in range(cin_g):
+                wv = w[(t * cin_g + c) * rows + r]
+                p = src_base[t] + cbase + c * src_stride
+                for j in range(run):
+                    d[q + j] += wv * src[p + j]
 
 
 def _empty_path(grad_output, input, weight, bias_sizes, output_mask):  # noqa: A002 - the spec's name
