@@ -424,6 +424,16 @@ def vec_fma(a, b, c):
     raise NotImplementedError("vec_fma is only available inside compiled loops")
 
 
+def vec_mul(a, b):
+    """(compiled code only) ``a * b`` lane by lane."""
+    raise NotImplementedError("vec_mul is only available inside compiled loops")
+
+
+def vec_add(a, b):
+    """(compiled code only) ``a + b`` lane by lane."""
+    raise NotImplementedError("vec_add is only available inside compiled loops")
+
+
 def vec_sum(vector):
     """(compiled code only) The float32 sum of the 16 lanes, as ``((l0 + l8) + (l4 + l12)) + ...``: halves
     added pairwise (a fixed order)."""
@@ -499,6 +509,20 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
         return (vec_type(a, b, c), codegen) if a == b == c == vec_type else None
 
     @intrinsic
+    def mul(typingctx, a, b):
+        def codegen(context, builder, signature, args):
+            return builder.fmul(args[0], args[1])
+
+        return (vec_type(a, b), codegen) if a == b == vec_type else None
+
+    @intrinsic
+    def add(typingctx, a, b):
+        def codegen(context, builder, signature, args):
+            return builder.fadd(args[0], args[1])
+
+        return (vec_type(a, b), codegen) if a == b == vec_type else None
+
+    @intrinsic
     def lane_sum(typingctx, vector):
         def codegen(context, builder, signature, args):
             value, width = args[0], 16
@@ -522,6 +546,8 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
     overload(vec_load)(lambda array, index: lambda array, index: load(array, index))
     overload(vec_store)(lambda array, index, vector: lambda array, index, vector: store(array, index, vector))
     overload(vec_fma)(lambda a, b, c: lambda a, b, c: fma(a, b, c))
+    overload(vec_mul)(lambda a, b: lambda a, b: mul(a, b))
+    overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
     overload(vec_sum)(lambda vector: lambda vector: lane_sum(vector))
 
 

@@ -91,7 +91,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import vec_fma, vec_load, vec_splat, vec_store, vec_zero
+from generator.kernels._accel import vec_add, vec_fma, vec_load, vec_mul, vec_splat, vec_store, vec_zero
 from generator.kernels._common import (
     MACS_PER_OP,
     OPS_PER_STEP,
@@ -429,7 +429,8 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
         )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
-    gw = np.zeros((taps, cy, cxg), _F32) if need_gw else None
+    lanes = 16 if math.prod(stride) == 1 else 1  # partial sums per pair (see _grid_products)
+    part = np.zeros((taps, cy, cxg, lanes), _F32) if need_gw else None  # grad_weight partial sums
     grad_input = None
     if need_gi:
         grad_input = np.empty((n, cy, *y_size) if transposed else (n, cx, *x_size), dtypes[0])
@@ -442,8 +443,11 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             buffers[n1 - n0] = _grid_buffers(grid, cx, cy, transposed, need_gi, need_gw)
         gi_out = None if grad_input is None else grad_input[n0:n1]
         xy = (x_side[n0:n1], y_side[n0:n1])
-        _grid_products(grid, *xy, buffers[n1 - n0], w_pack, (cx, cy, groups), transposed, gw, gi_out)
-    grad_weight = None if gw is None else from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
+        _grid_products(grid, *xy, buffers[n1 - n0], w_pack, (cx, cy, groups), transposed, part, gi_out)
+    grad_weight = None
+    if part is not None:
+        gw = part.sum(axis=3)  # [K, Cy, Cx/g]
+        grad_weight = from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
     return grad_input, grad_weight
 
 
@@ -482,9 +486,10 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
 
 
 def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, transposed, gw, gi_out) -> None:
-    """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and writes its
-    grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the
-    weights as :func:`_compiled_gradients` packs them; ``channels`` = (Cx, Cy, groups)."""
+    """One batch: adds its grad_weight terms to ``gw`` (when not None: partial sums ``[K, Cy, Cx/g, lanes]``,
+    16 lanes when the grid has one stride phase, else 1) and writes its grad_input into ``gi_out`` (when not
+    None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the weights as :func:`_compiled_gradients`
+    packs them; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
     xbuf, ygrid, obuf = buffers["x"], buffers["y"], buffers["out"]
     cx, cy, groups = channels
@@ -503,8 +508,12 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, trans
         buffers["dirty"] = buffers["overlay"]
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
-            _dots_compiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
-                           cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
+            if grid.phases == 1:  # every kernel offset reads the same x rows, shifted: the tiles win
+                _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
+                            cxg, cyg, y_starts, y_length, _DOTS_BLOCK)  # fmt: skip
+            else:  # (measured: the tiles lose to these dot products when the offsets read several phases)
+                _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
+                               grid.total, cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
             _gather_tiled(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, cxg, cyg, y_starts, y_length)
@@ -607,91 +616,13 @@ def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g,
                     r += block
 
 
-# The blocked loops read best with one line per output row:
-# fmt: off
-@_accel.jit(fastmath={"contract"})
-def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, cols_block):
-    """``dst[r, j] = sum_t sum_c w[t, r, c] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the columns
-    ``j`` of the runs ``[start, start + run)`` (other columns are not written; ``g = r // cout_g``).
-    Per output column the terms are added in increasing ``t``, then ``c`` in blocks of 8 or 4 (multiply-adds
-    fused)."""
-    rows, length = dst.shape
-    taps = w.shape[0]
-    d = dst.reshape(-1)
-    u = np.uint64
-    for start in starts:
-        for j0 in range(start, start + run, cols_block):
-            n = min(cols_block, start + run - j0)
-            r = 0
-            while r < rows:
-                g = r // cout_g
-                block = 4 if (r + 4 <= rows and (r + 3) // cout_g == g) else 1
-                q0 = u(r * length + j0)
-                q1, q2, q3 = q0 + u(length), q0 + u(2 * length), q0 + u(3 * length)
-                for i in range(block):
-                    for j in range(n):
-                        d[q0 + u(i * length + j)] = 0.0
-                for t in range(taps):
-                    base = src_base[t] + g * cin_g * src_stride + j0
-                    c = 0
-                    while c < cin_g:
-                        p0 = u(base + c * src_stride)
-                        if block == 4 and c + 8 <= cin_g:
-                            p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
-                            p4, p5, p6, p7 = p0 + u(4 * src_stride), p0 + u(5 * src_stride), p0 + u(6 * src_stride), p0 + u(7 * src_stride)
-                            w00, w01, w02, w03, w04, w05, w06, w07 = w[t, r, c : c + 8]
-                            w10, w11, w12, w13, w14, w15, w16, w17 = w[t, r + 1, c : c + 8]
-                            w20, w21, w22, w23, w24, w25, w26, w27 = w[t, r + 2, c : c + 8]
-                            w30, w31, w32, w33, w34, w35, w36, w37 = w[t, r + 3, c : c + 8]
-                            for j in range(n):
-                                jj = u(j)
-                                s0, s1, s2, s3 = src[p0 + jj], src[p1 + jj], src[p2 + jj], src[p3 + jj]
-                                s4, s5, s6, s7 = src[p4 + jj], src[p5 + jj], src[p6 + jj], src[p7 + jj]
-                                d[q0 + jj] += w00 * s0 + w01 * s1 + w02 * s2 + w03 * s3 + w04 * s4 + w05 * s5 + w06 * s6 + w07 * s7
-                                d[q1 + jj] += w10 * s0 + w11 * s1 + w12 * s2 + w13 * s3 + w14 * s4 + w15 * s5 + w16 * s6 + w17 * s7
-                                d[q2 + jj] += w20 * s0 + w21 * s1 + w22 * s2 + w23 * s3 + w24 * s4 + w25 * s5 + w26 * s6 + w27 * s7
-                                d[q3 + jj] += w30 * s0 + w31 * s1 + w32 * s2 + w33 * s3 + w34 * s4 + w35 * s5 + w36 * s6 + w37 * s7
-                            c += 8
-                        elif block == 4 and c + 4 <= cin_g:
-                            p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
-                            w00, w01, w02, w03 = w[t, r, c : c + 4]
-                            w10, w11, w12, w13 = w[t, r + 1, c : c + 4]
-                            w20, w21, w22, w23 = w[t, r + 2, c : c + 4]
-                            w30, w31, w32, w33 = w[t, r + 3, c : c + 4]
-                            for j in range(n):
-                                jj = u(j)
-                                s0, s1, s2, s3 = src[p0 + jj], src[p1 + jj], src[p2 + jj], src[p3 + jj]
-                                d[q0 + jj] += w00 * s0 + w01 * s1 + w02 * s2 + w03 * s3
-                                d[q1 + jj] += w10 * s0 + w11 * s1 + w12 * s2 + w13 * s3
-                                d[q2 + jj] += w20 * s0 + w21 * s1 + w22 * s2 + w23 * s3
-                                d[q3 + jj] += w30 * s0 + w31 * s1 + w32 * s2 + w33 * s3
-                            c += 4
-                        elif c + 4 <= cin_g:  # a single output row, 4 source rows
-                            p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
-                            w00, w01, w02, w03 = w[t, r, c : c + 4]
-                            for j in range(n):
-                                jj = u(j)
-                                d[q0 + jj] += w00 * src[p0 + jj] + w01 * src[p1 + jj] + w02 * src[p2 + jj] + w03 * src[p3 + jj]
-                            c += 4
-                        else:
-                            for i in range(block):
-                                wv = w[t, r + i, c]
-                                qi = q0 + u(i * length)
-                                for j in range(n):
-                                    d[qi + u(j)] += wv * src[p0 + u(j)]
-                            c += 1
-                r += block
-
-
-# fmt: on
-
-
 # Register-tiled gathered convolution (explicit 16-lane vectors, see ``_accel.vec_*``): a tile of 8 output rows
 # x 32 columns (16 vector accumulators) stays in registers over the whole reduction (every kernel offset and
 # source row), then is stored once; per reduction step it loads 2 source vectors and 8 weights for 16
 # multiply-adds. Remainder rows use 4- and 1-row tiles; a run's last tile is moved back to end at the run's
 # end (it recomputes a few columns, with the same result); runs shorter than a tile use the scalar loop.
 _TILE = 32  # columns per tile (two vectors)
+_DOTS_BLOCK = 1024  # columns per block of the grad_weight tiles
 
 
 @_accel.jit
@@ -806,6 +737,199 @@ def _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g
                 p = src_base[t] + cbase + c * src_stride
                 for j in range(run):
                     d[q + j] += wv * src[p + j]
+
+
+# Register-tiled grad_weight (explicit 16-lane vectors): a tile of 6 (or 4, or 1) a-rows x 4 b-rows keeps one
+# vector of lane partial sums per pair in registers over a block of columns (per step: 10 loads for 24
+# multiply-adds), then adds them to ``part`` ([taps, rows, cin_g, 16] lane partial sums, summed over the lanes
+# once at the end): no horizontal sum per block. Blocks of columns keep the tile's a-rows in L1.
+@_accel.jit
+def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block):
+    """``part[t, r, c, lane] += sum a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]``
+    over the columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``), column ``j`` in lane
+    ``j % 16`` of its block (a block's last, partial step in the lanes where it ends)."""
+    taps, rows = part.shape[0], part.shape[1]
+    p = part.reshape(-1)
+    t_step, row_step = rows * cin_g * 16, cin_g * 16  # in ``p``: from one kernel offset / a-row to the next
+    quads = cin_g // 4  # source rows in tiles of 4 (the rest by the plain loop below)
+    mask = np.zeros(32, np.float32)  # mask[tail : tail + 16]: 0 for the lanes a step ending at column n repeats
+    mask[16:] = 1.0
+    for start in starts:
+        r = 0
+        while r < rows:
+            g = r // cout_g
+            block = 6 if (r + 6 <= rows and (r + 5) // cout_g == g) else 4
+            block = block if (r + block <= rows and (r + block - 1) // cout_g == g) else 1
+            tiled = 4 * quads if run >= 16 else 0  # source rows done by the tiles
+            for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
+                q = (r * cin_g + c) * 16
+                j0, end = start, start + run
+                while j0 < end:  # blocks of columns (a last one shorter than a step joins the one before)
+                    n = min(cols_block, end - j0)
+                    n = end - j0 if end - j0 - n < 16 else n
+                    pa, pb = a_base + r * a_stride + j0, (g * cin_g + c) * b_stride + j0
+                    if block == 6:
+                        _dots_tile6(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n, mask)
+                    elif block == 4:
+                        _dots_tile4(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n, mask)
+                    else:
+                        _dots_tile1(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n, mask)
+                    j0 += n
+            for t in range(taps if tiled < cin_g else 0):
+                for i in range(block):
+                    for c in range(tiled, cin_g):
+                        ai, bi = a_base + (r + i) * a_stride + start, b_base[t] + (g * cin_g + c) * b_stride + start
+                        acc = np.float32(0.0)
+                        for j in range(run):
+                            acc += a[ai + j] * b[bi + j]
+                        p[t * t_step + (r + i) * row_step + c * 16] += acc
+            r += block
+
+
+# fmt: off
+@_accel.jit
+def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n, mask):
+    """6 a-rows x 4 b-rows of :func:`_dots_tiled` (``q0``: flat index of the first pair's lanes in ``p``)."""
+    steps, tail = n // 16, n % 16
+    for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
+        pb, q = b_base[t] + pb0, q0 + t * t_step
+        s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = s20 = s21 = s22 = s23 = vec_zero()
+        s30 = s31 = s32 = s33 = s40 = s41 = s42 = s43 = s50 = s51 = s52 = s53 = vec_zero()
+        for k in range(steps):
+            j = 16 * k
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            y = vec_load(a, pa + j)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_load(a, pa + a_stride + j)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_load(a, pa + 2 * a_stride + j)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_load(a, pa + 3 * a_stride + j)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+            y = vec_load(a, pa + 4 * a_stride + j)
+            s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
+            y = vec_load(a, pa + 5 * a_stride + j)
+            s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
+        if tail and steps:  # the last columns: a step ending at column n, its first lanes masked off
+            j = n - 16
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            m = vec_load(mask, tail)  # the lanes of columns not summed yet
+            y = vec_mul(vec_load(a, pa + j), m)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_mul(vec_load(a, pa + a_stride + j), m)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_mul(vec_load(a, pa + 2 * a_stride + j), m)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_mul(vec_load(a, pa + 3 * a_stride + j), m)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+            y = vec_mul(vec_load(a, pa + 4 * a_stride + j), m)
+            s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
+            y = vec_mul(vec_load(a, pa + 5 * a_stride + j), m)
+            s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
+        vec_store(p, q, vec_add(vec_load(p, q), s00))
+        vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
+        vec_store(p, q + 32, vec_add(vec_load(p, q + 32), s02))
+        vec_store(p, q + 48, vec_add(vec_load(p, q + 48), s03))
+        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), s10))
+        vec_store(p, q + row_step + 16, vec_add(vec_load(p, q + row_step + 16), s11))
+        vec_store(p, q + row_step + 32, vec_add(vec_load(p, q + row_step + 32), s12))
+        vec_store(p, q + row_step + 48, vec_add(vec_load(p, q + row_step + 48), s13))
+        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), s20))
+        vec_store(p, q + 2 * row_step + 16, vec_add(vec_load(p, q + 2 * row_step + 16), s21))
+        vec_store(p, q + 2 * row_step + 32, vec_add(vec_load(p, q + 2 * row_step + 32), s22))
+        vec_store(p, q + 2 * row_step + 48, vec_add(vec_load(p, q + 2 * row_step + 48), s23))
+        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), s30))
+        vec_store(p, q + 3 * row_step + 16, vec_add(vec_load(p, q + 3 * row_step + 16), s31))
+        vec_store(p, q + 3 * row_step + 32, vec_add(vec_load(p, q + 3 * row_step + 32), s32))
+        vec_store(p, q + 3 * row_step + 48, vec_add(vec_load(p, q + 3 * row_step + 48), s33))
+        vec_store(p, q + 4 * row_step, vec_add(vec_load(p, q + 4 * row_step), s40))
+        vec_store(p, q + 4 * row_step + 16, vec_add(vec_load(p, q + 4 * row_step + 16), s41))
+        vec_store(p, q + 4 * row_step + 32, vec_add(vec_load(p, q + 4 * row_step + 32), s42))
+        vec_store(p, q + 4 * row_step + 48, vec_add(vec_load(p, q + 4 * row_step + 48), s43))
+        vec_store(p, q + 5 * row_step, vec_add(vec_load(p, q + 5 * row_step), s50))
+        vec_store(p, q + 5 * row_step + 16, vec_add(vec_load(p, q + 5 * row_step + 16), s51))
+        vec_store(p, q + 5 * row_step + 32, vec_add(vec_load(p, q + 5 * row_step + 32), s52))
+        vec_store(p, q + 5 * row_step + 48, vec_add(vec_load(p, q + 5 * row_step + 48), s53))
+
+
+@_accel.jit
+def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n, mask):
+    """4 a-rows x 4 b-rows of :func:`_dots_tiled`."""
+    steps, tail = n // 16, n % 16
+    for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
+        pb, q = b_base[t] + pb0, q0 + t * t_step
+        s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = s20 = s21 = s22 = s23 = vec_zero()
+        s30 = s31 = s32 = s33 = vec_zero()
+        for k in range(steps):
+            j = 16 * k
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            y = vec_load(a, pa + j)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_load(a, pa + a_stride + j)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_load(a, pa + 2 * a_stride + j)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_load(a, pa + 3 * a_stride + j)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+        if tail and steps:  # the last columns: a step ending at column n, its first lanes masked off
+            j = n - 16
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            m = vec_load(mask, tail)  # the lanes of columns not summed yet
+            y = vec_mul(vec_load(a, pa + j), m)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_mul(vec_load(a, pa + a_stride + j), m)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_mul(vec_load(a, pa + 2 * a_stride + j), m)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_mul(vec_load(a, pa + 3 * a_stride + j), m)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+        vec_store(p, q, vec_add(vec_load(p, q), s00))
+        vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
+        vec_store(p, q + 32, vec_add(vec_load(p, q + 32), s02))
+        vec_store(p, q + 48, vec_add(vec_load(p, q + 48), s03))
+        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), s10))
+        vec_store(p, q + row_step + 16, vec_add(vec_load(p, q + row_step + 16), s11))
+        vec_store(p, q + row_step + 32, vec_add(vec_load(p, q + row_step + 32), s12))
+        vec_store(p, q + row_step + 48, vec_add(vec_load(p, q + row_step + 48), s13))
+        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), s20))
+        vec_store(p, q + 2 * row_step + 16, vec_add(vec_load(p, q + 2 * row_step + 16), s21))
+        vec_store(p, q + 2 * row_step + 32, vec_add(vec_load(p, q + 2 * row_step + 32), s22))
+        vec_store(p, q + 2 * row_step + 48, vec_add(vec_load(p, q + 2 * row_step + 48), s23))
+        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), s30))
+        vec_store(p, q + 3 * row_step + 16, vec_add(vec_load(p, q + 3 * row_step + 16), s31))
+        vec_store(p, q + 3 * row_step + 32, vec_add(vec_load(p, q + 3 * row_step + 32), s32))
+        vec_store(p, q + 3 * row_step + 48, vec_add(vec_load(p, q + 3 * row_step + 48), s33))
+
+
+@_accel.jit
+def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n, mask):
+    """1 a-row x 4 b-rows of :func:`_dots_tiled`."""
+    steps, tail = n // 16, n % 16
+    for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
+        pb, q = b_base[t] + pb0, q0 + t * t_step
+        s00 = s01 = s02 = s03 = vec_zero()
+        for k in range(steps):
+            j = 16 * k
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            y = vec_load(a, pa + j)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+        if tail and steps:  # the last columns: a step ending at column n, its first lanes masked off
+            j = n - 16
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            m = vec_load(mask, tail)  # the lanes of columns not summed yet
+            y = vec_mul(vec_load(a, pa + j), m)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+        vec_store(p, q, vec_add(vec_load(p, q), s00))
+        vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
+        vec_store(p, q + 32, vec_add(vec_load(p, q + 32), s02))
+        vec_store(p, q + 48, vec_add(vec_load(p, q + 48), s03))
+# fmt: on
 
 
 def _empty_path(grad_output, input, weight, bias_sizes, output_mask):  # noqa: A002 - the spec's name
