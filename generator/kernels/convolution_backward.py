@@ -758,8 +758,8 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
         r = 0
         while r < rows:
             g = r // cout_g
-            block = 6 if (r + 6 <= rows and (r + 5) // cout_g == g) else 4
-            block = block if (r + block <= rows and (r + block - 1) // cout_g == g) else 1
+            left = (g + 1) * cout_g - r  # rows left in the group: 6 at a time, ending on 4 or 4 + 4 when possible
+            block = 4 if left in (4, 8) else (6 if left >= 6 else (4 if left >= 4 else 1))
             tiled = 4 * quads if run >= 16 else 0  # source rows done by the tiles
             for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
                 q = (r * cin_g + c) * 16
