@@ -516,15 +516,17 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, trans
                                grid.total, cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
-            _gather_tiled(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, cxg, cyg, y_starts, y_length)
+            _gather_tiled(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, _tiled_weights(w_pack, cyg), cxg, cyg,
+                          y_starts, y_length)  # fmt: skip
             grid.grid_to_y(dst, gi_out.dtype, gi_out)
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
         gx = obuf
         for phase, _, gsl in grid.slices:  # phases without x positions are never read
             mine = np.flatnonzero(phases == phase)
             starts, length = grid.segments(gsl)
-            _gather_tiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_pack[mine],
-                          cyg, cxg, starts, length)  # fmt: skip
+            wp = w_pack[mine]
+            _gather_tiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, wp,
+                          _tiled_weights(wp, cxg), cyg, cxg, starts, length)  # fmt: skip
         grid.phases_to_x(gx, gi_out.dtype, gi_out)
 
 
@@ -626,11 +628,13 @@ _DOTS_BLOCK = 1024  # columns per block of the grad_weight tiles
 
 
 @_accel.jit
-def _gather_tiled(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run):
+def _gather_tiled(dst, src, src_base, src_stride, wp, wt, cin_g, cout_g, starts, run):
     """``dst[r, j] = sum_t sum_c wp[t, c, r] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the
     columns ``j`` of the runs ``[start, start + run)`` (other columns are not written; ``g = r // cout_g``).
-    Per output column the terms are added in increasing ``t``, then ``c``, each by one fused multiply-add."""
+    Per output column the terms are added in increasing ``t``, then ``c``, each by one fused multiply-add.
+    ``wt``: ``wp`` as :func:`_tiled_weights` lays it out for the tiles."""
     rows, length = dst.shape
+    taps = src_base.size
     d = dst.reshape(-1)
     w = wp.reshape(-1)
     for start in starts:
@@ -639,31 +643,53 @@ def _gather_tiled(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run
             continue
         for j0 in range(start, start + run, _TILE):
             j = min(j0, start + run - _TILE)
-            r = 0
+            r = k = 0
             while r < rows:
-                g = r // cout_g
-                cbase = g * cin_g * src_stride + j
-                if r + 8 <= rows and (r + 7) // cout_g == g:
-                    _gather_tile8(d, r * length + j, length, src, src_base, cbase, src_stride, w, r, rows, cin_g)
-                    r += 8
-                elif r + 4 <= rows and (r + 3) // cout_g == g:
-                    _gather_tile4(d, r * length + j, length, src, src_base, cbase, src_stride, w, r, rows, cin_g)
-                    r += 4
+                cbase = (r // cout_g) * cin_g * src_stride + j
+                block = _gather_rows(r, rows, cout_g)
+                if block == 8:
+                    _gather_tile8(d, r * length + j, length, src, src_base, cbase, src_stride, wt, k, cin_g)
+                elif block == 4:
+                    _gather_tile4(d, r * length + j, length, src, src_base, cbase, src_stride, wt, k, cin_g)
                 else:
-                    _gather_tile1(d, r * length + j, src, src_base, cbase, src_stride, w, r, rows, cin_g)
-                    r += 1
+                    _gather_tile1(d, r * length + j, src, src_base, cbase, src_stride, wt, k, cin_g)
+                r += block
+                k += taps * cin_g * block
+
+
+@_accel.jit
+def _gather_rows(r, rows, cout_g):
+    """Rows of the tile starting at row ``r`` of :func:`_gather_tiled` (8, 4 or 1, within one group)."""
+    g = r // cout_g
+    if r + 8 <= rows and (r + 7) // cout_g == g:
+        return 8
+    if r + 4 <= rows and (r + 3) // cout_g == g:
+        return 4
+    return 1
+
+
+def _tiled_weights(wp: np.ndarray, cout_g: int) -> np.ndarray:
+    """``wp`` (``[taps, cin_g, rows]``) laid out tile by tile for :func:`_gather_tiled`: for each tile's rows
+    (in order), ``[t, c, tile row]``, so that a tile reads its weights as one contiguous stream."""
+    rows = wp.shape[2]
+    parts, r = [], 0
+    while r < rows:
+        block = _gather_rows(r, rows, cout_g)
+        parts.append(wp[:, :, r : r + block].reshape(-1))
+        r += block
+    return np.concatenate(parts)
 
 
 # The tiles read best with one line per output row:
 # fmt: off
 @_accel.jit
-def _gather_tile8(d, q, length, src, src_base, cbase, src_stride, w, r, rows, cin_g):
-    """8 rows x 32 columns of :func:`_gather_tiled` (``q``: flat index of the tile's first element in ``d``)."""
+def _gather_tile8(d, q, length, src, src_base, cbase, src_stride, w, k, cin_g):
+    """8 rows x 32 columns of :func:`_gather_tiled` (``q``: flat index of the tile's first element in ``d``;
+    ``k``: of the tile's weights in ``w``, ``[t, c, row]`` for its rows, see :func:`_tiled_weights`)."""
     a00 = a01 = a10 = a11 = a20 = a21 = a30 = a31 = vec_zero()
     a40 = a41 = a50 = a51 = a60 = a61 = a70 = a71 = vec_zero()
     for t in range(src_base.size):
         p = src_base[t] + cbase
-        k = t * cin_g * rows + r
         for _ in range(cin_g):
             w0, w1, w2, w3 = vec_splat(w[k]), vec_splat(w[k + 1]), vec_splat(w[k + 2]), vec_splat(w[k + 3])
             w4, w5, w6, w7 = vec_splat(w[k + 4]), vec_splat(w[k + 5]), vec_splat(w[k + 6]), vec_splat(w[k + 7])
@@ -674,7 +700,7 @@ def _gather_tile8(d, q, length, src, src_base, cbase, src_stride, w, r, rows, ci
             a01, a11, a21, a31 = vec_fma(w0, s, a01), vec_fma(w1, s, a11), vec_fma(w2, s, a21), vec_fma(w3, s, a31)
             a41, a51, a61, a71 = vec_fma(w4, s, a41), vec_fma(w5, s, a51), vec_fma(w6, s, a61), vec_fma(w7, s, a71)
             p += src_stride
-            k += rows
+            k += 8
     vec_store(d, q, a00), vec_store(d, q + 16, a01)
     vec_store(d, q + length, a10), vec_store(d, q + length + 16, a11)
     vec_store(d, q + 2 * length, a20), vec_store(d, q + 2 * length + 16, a21)
@@ -686,12 +712,11 @@ def _gather_tile8(d, q, length, src, src_base, cbase, src_stride, w, r, rows, ci
 
 
 @_accel.jit
-def _gather_tile4(d, q, length, src, src_base, cbase, src_stride, w, r, rows, cin_g):
+def _gather_tile4(d, q, length, src, src_base, cbase, src_stride, w, k, cin_g):
     """4 rows x 32 columns of :func:`_gather_tiled`."""
     a00 = a01 = a10 = a11 = a20 = a21 = a30 = a31 = vec_zero()
     for t in range(src_base.size):
         p = src_base[t] + cbase
-        k = t * cin_g * rows + r
         for _ in range(cin_g):
             w0, w1, w2, w3 = vec_splat(w[k]), vec_splat(w[k + 1]), vec_splat(w[k + 2]), vec_splat(w[k + 3])
             s = vec_load(src, p)
@@ -699,7 +724,7 @@ def _gather_tile4(d, q, length, src, src_base, cbase, src_stride, w, r, rows, ci
             s = vec_load(src, p + 16)
             a01, a11, a21, a31 = vec_fma(w0, s, a01), vec_fma(w1, s, a11), vec_fma(w2, s, a21), vec_fma(w3, s, a31)
             p += src_stride
-            k += rows
+            k += 4
     vec_store(d, q, a00), vec_store(d, q + 16, a01)
     vec_store(d, q + length, a10), vec_store(d, q + length + 16, a11)
     vec_store(d, q + 2 * length, a20), vec_store(d, q + 2 * length + 16, a21)
@@ -707,17 +732,16 @@ def _gather_tile4(d, q, length, src, src_base, cbase, src_stride, w, r, rows, ci
 
 
 @_accel.jit
-def _gather_tile1(d, q, src, src_base, cbase, src_stride, w, r, rows, cin_g):
+def _gather_tile1(d, q, src, src_base, cbase, src_stride, w, k, cin_g):
     """1 row x 32 columns of :func:`_gather_tiled`."""
     a0 = a1 = vec_zero()
     for t in range(src_base.size):
         p = src_base[t] + cbase
-        k = t * cin_g * rows + r
         for _ in range(cin_g):
             w0 = vec_splat(w[k])
             a0, a1 = vec_fma(w0, vec_load(src, p), a0), vec_fma(w0, vec_load(src, p + 16), a1)
             p += src_stride
-            k += rows
+            k += 1
     vec_store(d, q, a0), vec_store(d, q + 16, a1)
 # fmt: on
 
