@@ -424,9 +424,10 @@ def vec_fma(a, b, c):
     raise NotImplementedError("vec_fma is only available inside compiled loops")
 
 
-def vec_mul(a, b):
-    """(compiled code only) ``a * b`` lane by lane."""
-    raise NotImplementedError("vec_mul is only available inside compiled loops")
+def vec_keep_last(vector, count):
+    """(compiled code only) ``vector`` with its first ``16 - count`` lanes replaced by zeros (a select: no
+    ``0 * inf``); ``count`` in 0..16."""
+    raise NotImplementedError("vec_keep_last is only available inside compiled loops")
 
 
 def vec_add(a, b):
@@ -509,11 +510,19 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
         return (vec_type(a, b, c), codegen) if a == b == c == vec_type else None
 
     @intrinsic
-    def mul(typingctx, a, b):
+    def keep_last(typingctx, vector, count):
         def codegen(context, builder, signature, args):
-            return builder.fmul(args[0], args[1])
+            i32 = ir.IntType(32)
+            first = builder.trunc(context.cast(builder, args[1], signature.args[1], nt.int64), i32)
+            first = builder.sub(ir.Constant(i32, 16), first)  # index of the first lane kept
+            one = builder.insert_element(ir.Constant(ir.VectorType(i32, 16), ir.Undefined), first, ir.Constant(i32, 0))
+            bound = builder.shuffle_vector(one, one, ir.Constant(ir.VectorType(i32, 16), [0] * 16))
+            lane = ir.Constant(ir.VectorType(i32, 16), list(range(16)))
+            keep = builder.icmp_signed(">=", lane, bound)
+            return builder.select(keep, args[0], ir.Constant(lanes, [0.0] * 16))
 
-        return (vec_type(a, b), codegen) if a == b == vec_type else None
+        ok = vector == vec_type and isinstance(count, nt.Integer)
+        return (vec_type(vector, count), codegen) if ok else None
 
     @intrinsic
     def add(typingctx, a, b):
@@ -546,7 +555,7 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
     overload(vec_load)(lambda array, index: lambda array, index: load(array, index))
     overload(vec_store)(lambda array, index, vector: lambda array, index, vector: store(array, index, vector))
     overload(vec_fma)(lambda a, b, c: lambda a, b, c: fma(a, b, c))
-    overload(vec_mul)(lambda a, b: lambda a, b: mul(a, b))
+    overload(vec_keep_last)(lambda vector, count: lambda vector, count: keep_last(vector, count))
     overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
     overload(vec_sum)(lambda vector: lambda vector: lane_sum(vector))
 

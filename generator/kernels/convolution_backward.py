@@ -91,7 +91,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import vec_add, vec_fma, vec_load, vec_mul, vec_splat, vec_store, vec_zero
+from generator.kernels._accel import vec_add, vec_fma, vec_keep_last, vec_load, vec_splat, vec_store, vec_zero
 from generator.kernels._common import (
     MACS_PER_OP,
     OPS_PER_STEP,
@@ -776,8 +776,6 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
     p = part.reshape(-1)
     t_step, row_step = rows * cin_g * 16, cin_g * 16  # in ``p``: from one kernel offset / a-row to the next
     quads = cin_g // 4  # source rows in tiles of 4 (the rest by the plain loop below)
-    mask = np.zeros(32, np.float32)  # mask[tail : tail + 16]: 0 for the lanes a step ending at column n repeats
-    mask[16:] = 1.0
     for start in starts:
         r = 0
         while r < rows:
@@ -793,11 +791,11 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
                     n = end - j0 if end - j0 - n < 16 else n
                     pa, pb = a_base + r * a_stride + j0, (g * cin_g + c) * b_stride + j0
                     if block == 6:
-                        _dots_tile6(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n, mask)
+                        _dots_tile6(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
                     elif block == 4:
-                        _dots_tile4(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n, mask)
+                        _dots_tile4(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
                     else:
-                        _dots_tile1(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n, mask)
+                        _dots_tile1(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
                     j0 += n
             for t in range(taps if tiled < cin_g else 0):
                 for i in range(block):
@@ -812,7 +810,7 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
 
 # fmt: off
 @_accel.jit
-def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n, mask):
+def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
     """6 a-rows x 4 b-rows of :func:`_dots_tiled` (``q0``: flat index of the first pair's lanes in ``p``)."""
     steps, tail = n // 16, n % 16
     for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
@@ -835,22 +833,22 @@ def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
             y = vec_load(a, pa + 5 * a_stride + j)
             s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
-        if tail and steps:  # the last columns: a step ending at column n, its first lanes masked off
+        if tail and steps:  # the last columns: a step ending at column n, without the lanes summed already
             j = n - 16
-            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
-            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
-            m = vec_load(mask, tail)  # the lanes of columns not summed yet
-            y = vec_mul(vec_load(a, pa + j), m)
+            x0, x1 = vec_keep_last(vec_load(b, pb + j), tail), vec_keep_last(vec_load(b, pb + b_stride + j), tail)
+            x2 = vec_keep_last(vec_load(b, pb + 2 * b_stride + j), tail)
+            x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
+            y = vec_keep_last(vec_load(a, pa + j), tail)
             s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
-            y = vec_mul(vec_load(a, pa + a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + a_stride + j), tail)
             s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
-            y = vec_mul(vec_load(a, pa + 2 * a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + 2 * a_stride + j), tail)
             s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
-            y = vec_mul(vec_load(a, pa + 3 * a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + 3 * a_stride + j), tail)
             s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
-            y = vec_mul(vec_load(a, pa + 4 * a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + 4 * a_stride + j), tail)
             s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
-            y = vec_mul(vec_load(a, pa + 5 * a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + 5 * a_stride + j), tail)
             s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
         vec_store(p, q, vec_add(vec_load(p, q), s00))
         vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
@@ -879,7 +877,7 @@ def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
 
 
 @_accel.jit
-def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n, mask):
+def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
     """4 a-rows x 4 b-rows of :func:`_dots_tiled`."""
     steps, tail = n // 16, n % 16
     for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
@@ -898,18 +896,18 @@ def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
             y = vec_load(a, pa + 3 * a_stride + j)
             s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
-        if tail and steps:  # the last columns: a step ending at column n, its first lanes masked off
+        if tail and steps:  # the last columns: a step ending at column n, without the lanes summed already
             j = n - 16
-            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
-            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
-            m = vec_load(mask, tail)  # the lanes of columns not summed yet
-            y = vec_mul(vec_load(a, pa + j), m)
+            x0, x1 = vec_keep_last(vec_load(b, pb + j), tail), vec_keep_last(vec_load(b, pb + b_stride + j), tail)
+            x2 = vec_keep_last(vec_load(b, pb + 2 * b_stride + j), tail)
+            x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
+            y = vec_keep_last(vec_load(a, pa + j), tail)
             s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
-            y = vec_mul(vec_load(a, pa + a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + a_stride + j), tail)
             s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
-            y = vec_mul(vec_load(a, pa + 2 * a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + 2 * a_stride + j), tail)
             s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
-            y = vec_mul(vec_load(a, pa + 3 * a_stride + j), m)
+            y = vec_keep_last(vec_load(a, pa + 3 * a_stride + j), tail)
             s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
         vec_store(p, q, vec_add(vec_load(p, q), s00))
         vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
@@ -930,7 +928,7 @@ def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
 
 
 @_accel.jit
-def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n, mask):
+def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
     """1 a-row x 4 b-rows of :func:`_dots_tiled`."""
     steps, tail = n // 16, n % 16
     for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
@@ -942,12 +940,12 @@ def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
             y = vec_load(a, pa + j)
             s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
-        if tail and steps:  # the last columns: a step ending at column n, its first lanes masked off
+        if tail and steps:  # the last columns: a step ending at column n, without the lanes summed already
             j = n - 16
-            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
-            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
-            m = vec_load(mask, tail)  # the lanes of columns not summed yet
-            y = vec_mul(vec_load(a, pa + j), m)
+            x0, x1 = vec_keep_last(vec_load(b, pb + j), tail), vec_keep_last(vec_load(b, pb + b_stride + j), tail)
+            x2 = vec_keep_last(vec_load(b, pb + 2 * b_stride + j), tail)
+            x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
+            y = vec_keep_last(vec_load(a, pa + j), tail)
             s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
         vec_store(p, q, vec_add(vec_load(p, q), s00))
         vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
