@@ -429,7 +429,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
         )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
-    lanes = 16 if math.prod(stride) == 1 else 1  # partial sums per pair (see _grid_products)
+    lanes = 16 if _dot_tiles_apply(math.prod(stride), cxg, cyg) else 1  # partial sums per pair
     part = np.zeros((taps, cy, cxg, lanes), _F32) if need_gw else None  # grad_weight partial sums
     grad_input = None
     if need_gi:
@@ -508,26 +508,47 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, trans
         buffers["dirty"] = buffers["overlay"]
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
-            if grid.phases == 1:  # every kernel offset reads the same x rows, shifted: the tiles win
+            if _dot_tiles_apply(grid.phases, cxg, cyg):
                 _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
                             cxg, cyg, y_starts, y_length, _DOTS_BLOCK)  # fmt: skip
-            else:  # (measured: the tiles lose to these dot products when the offsets read several phases)
+            else:
                 _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
                                grid.total, cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
-            _gather_tiled(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, _tiled_weights(w_pack, cyg), cxg, cyg,
-                          y_starts, y_length)  # fmt: skip
+            _gather(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, cxg, cyg, y_starts, y_length, x_rows, reach)
             grid.grid_to_y(dst, gi_out.dtype, gi_out)
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
         gx = obuf
         for phase, _, gsl in grid.slices:  # phases without x positions are never read
             mine = np.flatnonzero(phases == phase)
             starts, length = grid.segments(gsl)
-            wp = w_pack[mine]
-            _gather_tiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, wp,
-                          _tiled_weights(wp, cxg), cyg, cxg, starts, length)  # fmt: skip
+            _gather(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_pack[mine], cyg, cxg,
+                    starts, length, cy, reach)  # fmt: skip
         grid.phases_to_x(gx, gi_out.dtype, gi_out)
+
+
+# The register tiles below need enough channels per group to amortise their per-tile work (measured: with 2
+# channels per group the small grouped benchmark ran 2.7x slower on them, with 4 the realistic one 1.2x faster),
+# and grad_weight's tiles a single stride phase (on several phases the kernel offsets read different rows and
+# the tiles lost to the dot products by 5-60%).
+_TILES_MIN_CHANNELS = 4
+
+
+def _dot_tiles_apply(phases: int, cxg: int, cyg: int) -> bool:
+    """Whether grad_weight runs as :func:`_dots_tiled` (else :func:`_dots_compiled`)."""
+    return phases == 1 and min(cxg, cyg) >= _TILES_MIN_CHANNELS
+
+
+def _gather(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run, src_rows, reach) -> None:
+    """The gathered convolution of :func:`_gather_tiled` (``wp``: ``[taps, cin_g, rows]``), by the register tiles
+    when the groups have enough channels, else by :func:`_gather_compiled` (``src_rows``: the source rows one
+    column block reads, for its width)."""
+    if min(cin_g, cout_g) >= _TILES_MIN_CHANNELS:
+        _gather_tiled(dst, src, src_base, src_stride, wp, _tiled_weights(wp, cout_g), cin_g, cout_g, starts, run)
+    else:
+        w = np.ascontiguousarray(wp.transpose(0, 2, 1))
+        _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, _cols_block(src_rows, reach))
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
@@ -616,6 +637,85 @@ def _dots_compiled(out, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g,
                                 out[t, r + i, c] += acc
                             c += 1
                     r += block
+
+
+# The blocked loops read best with one line per output row:
+# fmt: off
+@_accel.jit(fastmath={"contract"})
+def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, cols_block):
+    """``dst[r, j] = sum_t sum_c w[t, r, c] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the columns
+    ``j`` of the runs ``[start, start + run)`` (other columns are not written; ``g = r // cout_g``).
+    Per output column the terms are added in increasing ``t``, then ``c`` in blocks of 8 or 4 (multiply-adds
+    fused)."""
+    rows, length = dst.shape
+    taps = w.shape[0]
+    d = dst.reshape(-1)
+    u = np.uint64
+    for start in starts:
+        for j0 in range(start, start + run, cols_block):
+            n = min(cols_block, start + run - j0)
+            r = 0
+            while r < rows:
+                g = r // cout_g
+                block = 4 if (r + 4 <= rows and (r + 3) // cout_g == g) else 1
+                q0 = u(r * length + j0)
+                q1, q2, q3 = q0 + u(length), q0 + u(2 * length), q0 + u(3 * length)
+                for i in range(block):
+                    for j in range(n):
+                        d[q0 + u(i * length + j)] = 0.0
+                for t in range(taps):
+                    base = src_base[t] + g * cin_g * src_stride + j0
+                    c = 0
+                    while c < cin_g:
+                        p0 = u(base + c * src_stride)
+                        if block == 4 and c + 8 <= cin_g:
+                            p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
+                            p4, p5, p6, p7 = p0 + u(4 * src_stride), p0 + u(5 * src_stride), p0 + u(6 * src_stride), p0 + u(7 * src_stride)
+                            w00, w01, w02, w03, w04, w05, w06, w07 = w[t, r, c : c + 8]
+                            w10, w11, w12, w13, w14, w15, w16, w17 = w[t, r + 1, c : c + 8]
+                            w20, w21, w22, w23, w24, w25, w26, w27 = w[t, r + 2, c : c + 8]
+                            w30, w31, w32, w33, w34, w35, w36, w37 = w[t, r + 3, c : c + 8]
+                            for j in range(n):
+                                jj = u(j)
+                                s0, s1, s2, s3 = src[p0 + jj], src[p1 + jj], src[p2 + jj], src[p3 + jj]
+                                s4, s5, s6, s7 = src[p4 + jj], src[p5 + jj], src[p6 + jj], src[p7 + jj]
+                                d[q0 + jj] += w00 * s0 + w01 * s1 + w02 * s2 + w03 * s3 + w04 * s4 + w05 * s5 + w06 * s6 + w07 * s7
+                                d[q1 + jj] += w10 * s0 + w11 * s1 + w12 * s2 + w13 * s3 + w14 * s4 + w15 * s5 + w16 * s6 + w17 * s7
+                                d[q2 + jj] += w20 * s0 + w21 * s1 + w22 * s2 + w23 * s3 + w24 * s4 + w25 * s5 + w26 * s6 + w27 * s7
+                                d[q3 + jj] += w30 * s0 + w31 * s1 + w32 * s2 + w33 * s3 + w34 * s4 + w35 * s5 + w36 * s6 + w37 * s7
+                            c += 8
+                        elif block == 4 and c + 4 <= cin_g:
+                            p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
+                            w00, w01, w02, w03 = w[t, r, c : c + 4]
+                            w10, w11, w12, w13 = w[t, r + 1, c : c + 4]
+                            w20, w21, w22, w23 = w[t, r + 2, c : c + 4]
+                            w30, w31, w32, w33 = w[t, r + 3, c : c + 4]
+                            for j in range(n):
+                                jj = u(j)
+                                s0, s1, s2, s3 = src[p0 + jj], src[p1 + jj], src[p2 + jj], src[p3 + jj]
+                                d[q0 + jj] += w00 * s0 + w01 * s1 + w02 * s2 + w03 * s3
+                                d[q1 + jj] += w10 * s0 + w11 * s1 + w12 * s2 + w13 * s3
+                                d[q2 + jj] += w20 * s0 + w21 * s1 + w22 * s2 + w23 * s3
+                                d[q3 + jj] += w30 * s0 + w31 * s1 + w32 * s2 + w33 * s3
+                            c += 4
+                        elif c + 4 <= cin_g:  # a single output row, 4 source rows
+                            p1, p2, p3 = p0 + u(src_stride), p0 + u(2 * src_stride), p0 + u(3 * src_stride)
+                            w00, w01, w02, w03 = w[t, r, c : c + 4]
+                            for j in range(n):
+                                jj = u(j)
+                                d[q0 + jj] += w00 * src[p0 + jj] + w01 * src[p1 + jj] + w02 * src[p2 + jj] + w03 * src[p3 + jj]
+                            c += 4
+                        else:
+                            for i in range(block):
+                                wv = w[t, r + i, c]
+                                qi = q0 + u(i * length)
+                                for j in range(n):
+                                    d[qi + u(j)] += wv * src[p0 + u(j)]
+                            c += 1
+                r += block
+
+
+# fmt: on
 
 
 # Register-tiled gathered convolution (explicit 16-lane vectors, see ``_accel.vec_*``): a tile of 8 output rows

@@ -57,7 +57,7 @@ TILES = {
     "2d_transposed_c11_to_13": cfg([8, 35], 11, 13, [3, 3], [1, 1], [1, 1], [1, 1], transposed=True),
     "3d_c8_to_14": cfg([4, 5, 21], 8, 14, [3, 3, 3], [1, 1, 1], [1, 1, 1], [1, 1, 1]),
     "1d_long_c13_to_14": cfg([300], 13, 14, [5], [1], [2], [1]),
-    "1d_short_runs": cfg([12], 6, 7, [3], [1], [1], [1], n=3),
+    "1d_short_runs": cfg([12], 9, 10, [3], [1], [1], [1], n=3),
     "1d_runs_of_20": cfg([20], 9, 12, [3], [1], [1], [1], n=3),
 }
 
@@ -103,6 +103,7 @@ def test_paths_vs_aten(name, mode, rng):
 @pytest.mark.parametrize("name", list(TILES))
 def test_tiles_vs_aten(name, mode, rng):
     c = TILES[name]
+    assert min(c["cin"], c["cout"]) // c["groups"] >= conv._TILES_MIN_CHANNELS  # (the tiles take these)
     gy, x, w = _make(rng, c)
     _check_all(_run(mode, gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
 
