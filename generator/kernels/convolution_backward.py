@@ -1117,6 +1117,7 @@ def cost(
     grads = int(bool(mask[0])) + int(bool(mask[1]))
     # (the compiled path holds at most this much: its grid buffers are per batch of samples, plus a y lead)
     nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 4 * cy * shift + 8 * (cx + cy) * cols * grads
+    nbytes += 64 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's lane sums, the packed weights
     macs = taps * cy * (cx // groups) * cols
     ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs

@@ -193,6 +193,13 @@ def test_cost_covers_the_compiled_buffers():
     grid = conv._Grid(4, (20, 18), (10, 18), (3, 3), (2, 1), (1, 1), (1, 1))
     held = conv._grid_bytes(grid, 12, 9) + 4 * (x.size + w.size)  # all samples in one batch, plus the results
     assert conv.cost(gy, x, w, *args).bytes >= held
+    # stride 1: grad_weight's 16 lane sums per weight (the tiles), plus the packed weights
+    gy1 = np.zeros((4, 9, 20, 18), np.float32)
+    args1 = ([9], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
+    grid1 = conv._Grid(4, (20, 18), (20, 18), (3, 3), (1, 1), (1, 1), (1, 1))
+    held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * 16 * w.size + 8 * w.size
+    assert conv._dot_tiles_apply(1, 12, 9)
+    assert conv.cost(gy1, x, w, *args1).bytes >= held1
 
 
 def test_tiles_add_no_nan_for_infinite_inputs(rng):
