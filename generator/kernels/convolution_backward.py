@@ -60,17 +60,20 @@ for small strides) plus one GEMM result buffer; no im2col. Caveat: non-finite va
 Small problems use one stacked GEMM per gradient over all kernel offsets (call overhead dominates there).
 
 With the compiled helpers (``_accel``, the default; ``ACLNN_KERNELS=numpy`` keeps the GEMMs above as the
-reference path) the same grid products run as register-blocked Numba loops instead of BLAS, about twice
-OpenBLAS's speed on these shapes (32-256 channels; OpenBLAS runs its AVX2 kernels here):
+reference path) the same grid products run as Numba loops instead of BLAS (OpenBLAS runs its AVX2 kernels on
+this AVX-512 machine); with at least 4 channels per group as register tiles of explicit 16-lane vectors
+(``_accel.vec_*``) that stay in registers over a whole reduction:
 
-* ``grad_weight``: 4 x 4 channel dot products at once over the grid columns;
-* both ``grad_input`` modes as *gathered* convolutions written once per output column, 4 output channels by
-  8 (or 4, or 1) source channels per pass; the non-transposed one reads ``gx[m] = sum_k W_k.T @ y[m - shift_k]``
-  from a y grid led by ``max(shift)`` zero columns, so it needs no scatter-add;
-* only the columns from each sample's first to last result position are computed, in blocks of at most
-  1024 columns (a block's output rows stay in the L1 cache, its source rows in L2);
+* ``grad_input`` (both modes) as a *gathered* convolution written once per output column: tiles of 8 output
+  channels x 32 columns summed over every kernel offset and source channel; the non-transposed one reads
+  ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` from a y grid led by ``max(shift)`` zero columns (no scatter-add);
+* ``grad_weight`` on single-phase grids (stride 1) as tiles of 6 output x 4 input channels, one vector of lane
+  partial sums per pair over every kernel offset and a block of 1024 columns (the 4 x-rows, shifted, stay in
+  the L1 cache), summed over the lanes once at the end; on strided grids (the offsets read several phases)
+  and with fewer channels per group as 4 x 4 channel dot products vectorised over the columns (LLVM);
+* only the columns from each sample's first to last result position are computed;
 * samples are processed in batches whose grid buffers take about 8 MiB, so the extra memory is that plus the
-  results (below PyTorch's on every benchmark case).
+  results and grad_weight's lane sums (16 floats per weight; below PyTorch's on every benchmark case).
 
 Depthwise convolutions (one input channel per group, channel multiplier <= 4, 1-D/2-D, not transposed) run,
 with the compiled helpers, as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
@@ -381,19 +384,19 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 
 
 # Compiled path (the default when Numba is installed; ``ACLNN_KERNELS=numpy`` selects the GEMMs above as the
-# reference). The three grid products run as register-blocked loops vectorised over grid columns, in blocks of
-# columns (_cols_block) so that the rows they touch stay in the L1/L2 caches, and only over the columns of each
-# sample from its first to its last result position (the grid's slack between samples is skipped):
+# reference), only over the columns of each sample from its first to its last result position (the grid's
+# slack between samples is skipped):
 #
-# * ``_dots_compiled``: grad_weight, 4 x 4 output-channel / input-channel dot products at once (16 vector
-#   accumulators, 8 row loads per 16 multiply-adds), float32 partial sums per lane and per column block;
-# * ``_gather_compiled``: an ordinary convolution written once per output column (the transposed conv of the
-#   non-transposed grad_input is read as one: ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` over the zero-led y grid),
-#   4 output rows x 8 (or 4) source rows per pass (8 + 4 loads and 4 stores per 32 multiply-adds).
+# * ``_gather_tiled`` (grad_input): 8 x 32 register tiles (16 vector accumulators; 2 vector loads and 8 weight
+#   broadcasts per 16 multiply-adds), the weights laid out tile by tile;
+# * ``_dots_tiled`` (grad_weight, one stride phase): 6 x 4 channel pairs of lane partial sums (24 vector
+#   accumulators; 10 vector loads per 24 multiply-adds) over every kernel offset of a block of columns;
+# * ``_dots_compiled`` / ``_gather_compiled``: LLVM-vectorised 4 x 4 dot products and 4 x 8 gathered rows in
+#   blocks of columns sized to the caches (_cols_block), for strided grids and few channels per group.
 #
-# Measured on the development machine (AMD Zen 5, one thread): about 155 GFLOP/s for the dot products and
-# 120-135 for the gathered convolution on 32-128 channels, against 55-90 for OpenBLAS's per-offset GEMMs
-# (its Haswell kernels: OpenBLAS 0.3.31 does not use AVX-512 on this CPU).
+# Measured on the development machine (AMD Zen 5, one thread, peak 250 GFLOP/s with 512-bit FMAs): the tiles
+# reach 200-230 GFLOP/s on 64 channels (the gathered convolution) and 170-200 (the dot products), the
+# LLVM-vectorised loops 130-170, OpenBLAS's per-offset GEMMs 55-90 (its Haswell kernels).
 
 # Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
 # Python and dispatch overhead, some 50 us, dominates tiny problems).
