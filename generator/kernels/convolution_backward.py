@@ -449,7 +449,8 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
         _grid_products(grid, *xy, buffers[n1 - n0], w_pack, (cx, cy, groups), transposed, part, gi_out)
     grad_weight = None
     if part is not None:
-        gw = part.sum(axis=3)  # [K, Cy, Cx/g]
+        gw = (part.reshape(-1, lanes) @ np.ones(lanes, _F32)).reshape(part.shape[:3])  # [K, Cy, Cx/g]
+        # (a matrix-vector product: NumPy's sum over a short last axis took 12x longer)
         grad_weight = from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
     return grad_input, grad_weight
 
