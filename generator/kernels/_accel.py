@@ -410,12 +410,14 @@ def vec_splat(value):
 
 
 def vec_load(array, index):
-    """(compiled code only) ``array[index : index + 16]`` of a 1-D float32 array (no bounds check)."""
+    """(compiled code only) ``array[index : index + 16]`` of a C-contiguous 1-D float32 array (no bounds check:
+    the caller keeps ``index`` in ``[0, array.size - 16]``)."""
     raise NotImplementedError("vec_load is only available inside compiled loops")
 
 
 def vec_store(array, index, vector):
-    """(compiled code only) ``array[index : index + 16] = vector`` on a 1-D float32 array (no bounds check)."""
+    """(compiled code only) ``array[index : index + 16] = vector`` on a C-contiguous 1-D float32 array (no
+    bounds check, as :func:`vec_load`)."""
     raise NotImplementedError("vec_store is only available inside compiled loops")
 
 
@@ -433,12 +435,6 @@ def vec_keep_last(vector, count):
 def vec_add(a, b):
     """(compiled code only) ``a + b`` lane by lane."""
     raise NotImplementedError("vec_add is only available inside compiled loops")
-
-
-def vec_sum(vector):
-    """(compiled code only) The float32 sum of the 16 lanes, as ``((l0 + l8) + (l4 + l12)) + ...``: halves
-    added pairwise (a fixed order)."""
-    raise NotImplementedError("vec_sum is only available inside compiled loops")
 
 
 def _register_vectors(nt, ir, intrinsic, overload) -> None:
@@ -459,7 +455,7 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
             super().__init__(dmm, fe_type, lanes)
 
     def is_vector_array(array):
-        return isinstance(array, nt.Array) and array.ndim == 1 and array.dtype == nt.float32
+        return isinstance(array, nt.Array) and array.ndim == 1 and array.dtype == nt.float32 and array.layout == "C"
 
     def address(context, builder, array_type, array, index_type, index):
         data = context.make_array(array_type)(context, builder, array).data
@@ -531,25 +527,6 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
 
         return (vec_type(a, b), codegen) if a == b == vec_type else None
 
-    @intrinsic
-    def lane_sum(typingctx, vector):
-        def codegen(context, builder, signature, args):
-            value, width = args[0], 16
-            while width > 1:  # add the upper half onto the lower half
-                width //= 2
-                half_type = ir.VectorType(ir.FloatType(), width)
-                low = builder.shuffle_vector(
-                    value, value, ir.Constant(ir.VectorType(ir.IntType(32), width), list(range(width)))
-                )
-                high = builder.shuffle_vector(
-                    value, value, ir.Constant(ir.VectorType(ir.IntType(32), width), list(range(width, 2 * width)))
-                )
-                value = builder.fadd(low, high)
-                assert value.type == half_type
-            return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
-
-        return (nt.float32(vector), codegen) if vector == vec_type else None
-
     overload(vec_zero)(lambda: lambda: zero())
     overload(vec_splat)(lambda value: lambda value: splat(value))
     overload(vec_load)(lambda array, index: lambda array, index: load(array, index))
@@ -557,7 +534,6 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
     overload(vec_fma)(lambda a, b, c: lambda a, b, c: fma(a, b, c))
     overload(vec_keep_last)(lambda vector, count: lambda vector, count: keep_last(vector, count))
     overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
-    overload(vec_sum)(lambda vector: lambda vector: lane_sum(vector))
 
 
 _OVERLOADS: list = []

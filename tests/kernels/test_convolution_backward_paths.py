@@ -232,3 +232,30 @@ def test_tile_row_blocks():
     tiled = conv._tiled_weights(wp, 13)
     np.testing.assert_array_equal(tiled[: 2 * 3 * 8], wp[:, :, :8].reshape(-1))
     np.testing.assert_array_equal(tiled[-2 * 3 :], wp[:, :, 12].reshape(-1))
+
+
+def test_vector_helpers():
+    """``_accel.vec_*`` (the tiles' explicit vectors): loads, stores, splats, exact fused multiply-adds, sums and
+    ``vec_keep_last`` for every count, against NumPy."""
+    from generator.kernels._accel import vec_add, vec_fma, vec_keep_last, vec_load, vec_splat, vec_store, vec_zero
+
+    @_accel.jit
+    def lanes(a, b, out):  # out rows: fma(a, splat(b[0]), a[16:]), a + zero, then keep_last(a, k) for k = 0..16
+        x, y = vec_load(a, 0), vec_load(a, 16)
+        vec_store(out, 0, vec_fma(x, vec_splat(b[0]), y))
+        vec_store(out, 16, vec_add(x, vec_zero()))
+        for k in range(17):
+            vec_store(out, 32 + 16 * k, vec_keep_last(x, k))
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(32).astype(np.float32)
+    a[3] = np.inf
+    b = np.array([1.0 / 3.0], np.float32)
+    out = np.full(32 + 17 * 16, np.nan, np.float32)
+    lanes(a, b, out)
+    fused = (a[:16].astype(np.float64) * np.float64(b[0]) + a[16:]).astype(np.float32)  # exact product, one rounding
+    np.testing.assert_array_equal(out[:16], fused)
+    np.testing.assert_array_equal(out[16:32], a[:16])
+    for k in range(17):
+        expect = np.where(np.arange(16) >= 16 - k, a[:16], np.float32(0.0))
+        np.testing.assert_array_equal(out[32 + 16 * k : 48 + 16 * k], expect)  # zeros, never 0 * inf = NaN
