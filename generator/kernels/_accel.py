@@ -437,6 +437,12 @@ def vec_add(a, b):
     raise NotImplementedError("vec_add is only available inside compiled loops")
 
 
+def vec_fold4(a, b, c, d):
+    """(compiled code only) The four vectors folded into one: lanes ``4k .. 4k + 3`` hold the ``k``-th vector's
+    lanes summed modulo 4 (lane ``m`` of the result block: ``(v[m] + v[m + 8]) + (v[m + 4] + v[m + 12])``)."""
+    raise NotImplementedError("vec_fold4 is only available inside compiled loops")
+
+
 def _register_vectors(nt, ir, intrinsic, overload) -> None:
     """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
     from numba.core import cgutils
@@ -533,7 +539,27 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
     overload(vec_store)(lambda array, index, vector: lambda array, index, vector: store(array, index, vector))
     overload(vec_fma)(lambda a, b, c: lambda a, b, c: fma(a, b, c))
     overload(vec_keep_last)(lambda vector, count: lambda vector, count: keep_last(vector, count))
+
+    @intrinsic
+    def fold4(typingctx, a, b, c, d):
+        def codegen(context, builder, signature, args):
+            def pick(x, y, indices):
+                return builder.shuffle_vector(x, y, ir.Constant(ir.VectorType(ir.IntType(32), 16), indices))
+
+            def halves(x, y):  # [x[:8] + x[8:], y[:8] + y[8:]]
+                low = pick(x, y, [*range(8), *range(16, 24)])
+                high = pick(x, y, [*range(8, 16), *range(24, 32)])
+                return builder.fadd(low, high)
+
+            ab, cd = halves(args[0], args[1]), halves(args[2], args[3])
+            low = pick(ab, cd, [*range(4), *range(8, 12), *range(16, 20), *range(24, 28)])
+            high = pick(ab, cd, [*range(4, 8), *range(12, 16), *range(20, 24), *range(28, 32)])
+            return builder.fadd(low, high)
+
+        return (vec_type(a, b, c, d), codegen) if a == b == c == d == vec_type else None
+
     overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
+    overload(vec_fold4)(lambda a, b, c, d: lambda a, b, c, d: fold4(a, b, c, d))
 
 
 _OVERLOADS: list = []

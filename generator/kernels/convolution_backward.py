@@ -69,11 +69,11 @@ this AVX-512 machine); with at least 4 channels per group as register tiles of e
   ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` from a y grid led by ``max(shift)`` zero columns (no scatter-add);
 * ``grad_weight`` on single-phase grids (stride 1) as tiles of 6 output x 4 input channels, one vector of lane
   partial sums per pair over every kernel offset and a block of 1024 columns (the 4 x-rows, shifted, stay in
-  the L1 cache), summed over the lanes once at the end; on strided grids (the offsets read several phases)
+  the L1 cache), folded to 4 lanes per pair after each block and summed over them once at the end; on strided grids (the offsets read several phases)
   and with fewer channels per group as 4 x 4 channel dot products vectorised over the columns (LLVM);
 * only the columns from each sample's first to last result position are computed;
 * samples are processed in batches whose grid buffers take about 8 MiB, so the extra memory is that plus the
-  results and grad_weight's lane sums (16 floats per weight; below PyTorch's on every benchmark case).
+  results and grad_weight's lane sums (4 floats per weight; below PyTorch's on every benchmark case).
 
 Depthwise convolutions (one input channel per group, channel multiplier <= 4, 1-D/2-D, not transposed) run,
 with the compiled helpers, as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
@@ -94,7 +94,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import vec_add, vec_fma, vec_keep_last, vec_load, vec_splat, vec_store, vec_zero
+from generator.kernels._accel import (
+    vec_add,
+    vec_fma,
+    vec_fold4,
+    vec_keep_last,
+    vec_load,
+    vec_splat,
+    vec_store,
+    vec_zero,
+)
 from generator.kernels._common import (
     MACS_PER_OP,
     OPS_PER_STEP,
@@ -433,7 +442,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
         )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
-    lanes = 16 if _dot_tiles_apply(math.prod(stride), cxg, cyg) else 1  # partial sums per pair
+    lanes = 4 if _dot_tiles_apply(math.prod(stride), cxg, cyg) else 1  # partial sums per pair
     part = np.zeros((taps, cy, cxg, lanes), _F32) if need_gw else None  # grad_weight partial sums
     grad_input = None
     if need_gi:
@@ -492,7 +501,7 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
 
 def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, transposed, gw, gi_out) -> None:
     """One batch: adds its grad_weight terms to ``gw`` (when not None: partial sums ``[K, Cy, Cx/g, lanes]``,
-    16 lanes when the grid has one stride phase, else 1) and writes its grad_input into ``gi_out`` (when not
+    4 lanes when the grid has one stride phase, else 1) and writes its grad_input into ``gi_out`` (when not
     None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the weights as :func:`_compiled_gradients`
     packs them; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
@@ -871,16 +880,16 @@ def _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g
 
 # Register-tiled grad_weight (explicit 16-lane vectors): a tile of 6 (or 4, or 1) a-rows x 4 b-rows keeps one
 # vector of lane partial sums per pair in registers over a block of columns (per step: 10 loads for 24
-# multiply-adds), then adds them to ``part`` ([taps, rows, cin_g, 16] lane partial sums, summed over the lanes
-# once at the end): no horizontal sum per block. Blocks of columns keep the tile's a-rows in L1.
+# multiply-adds), then folds each a-row's 4 vectors into one (``vec_fold4``: 4 lanes per pair) and adds it to
+# ``part`` ([taps, rows, cin_g, 4], summed over the lanes once at the end): no horizontal sum per pair.
 @_accel.jit
 def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block):
     """``part[t, r, c, lane] += sum a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]``
     over the columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``), column ``j`` in lane
-    ``j % 16`` of its block (a block's last, partial step in the lanes where it ends)."""
+    ``j % 4`` of its block (a block's last, partial step counted once: see the tiles)."""
     taps, rows = part.shape[0], part.shape[1]
     p = part.reshape(-1)
-    t_step, row_step = rows * cin_g * 16, cin_g * 16  # in ``p``: from one kernel offset / a-row to the next
+    t_step, row_step = rows * cin_g * 4, cin_g * 4  # in ``p``: from one kernel offset / a-row to the next
     quads = cin_g // 4  # source rows in tiles of 4 (the rest by the plain loop below)
     for start in starts:
         r = 0
@@ -890,7 +899,7 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
             block = 4 if left in (4, 8) else (6 if left >= 6 else (4 if left >= 4 else 1))
             tiled = 4 * quads if run >= 16 else 0  # source rows done by the tiles
             for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
-                q = (r * cin_g + c) * 16
+                q = (r * cin_g + c) * 4
                 j0, end = start, start + run
                 while j0 < end:  # blocks of columns (a last one shorter than a step joins the one before)
                     n = min(cols_block, end - j0)
@@ -910,7 +919,7 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
                         acc = np.float32(0.0)
                         for j in range(run):
                             acc += a[ai + j] * b[bi + j]
-                        p[t * t_step + (r + i) * row_step + c * 16] += acc
+                        p[t * t_step + (r + i) * row_step + c * 4] += acc
             r += block
 
 
@@ -956,30 +965,12 @@ def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
             y = vec_keep_last(vec_load(a, pa + 5 * a_stride + j), tail)
             s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
-        vec_store(p, q, vec_add(vec_load(p, q), s00))
-        vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
-        vec_store(p, q + 32, vec_add(vec_load(p, q + 32), s02))
-        vec_store(p, q + 48, vec_add(vec_load(p, q + 48), s03))
-        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), s10))
-        vec_store(p, q + row_step + 16, vec_add(vec_load(p, q + row_step + 16), s11))
-        vec_store(p, q + row_step + 32, vec_add(vec_load(p, q + row_step + 32), s12))
-        vec_store(p, q + row_step + 48, vec_add(vec_load(p, q + row_step + 48), s13))
-        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), s20))
-        vec_store(p, q + 2 * row_step + 16, vec_add(vec_load(p, q + 2 * row_step + 16), s21))
-        vec_store(p, q + 2 * row_step + 32, vec_add(vec_load(p, q + 2 * row_step + 32), s22))
-        vec_store(p, q + 2 * row_step + 48, vec_add(vec_load(p, q + 2 * row_step + 48), s23))
-        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), s30))
-        vec_store(p, q + 3 * row_step + 16, vec_add(vec_load(p, q + 3 * row_step + 16), s31))
-        vec_store(p, q + 3 * row_step + 32, vec_add(vec_load(p, q + 3 * row_step + 32), s32))
-        vec_store(p, q + 3 * row_step + 48, vec_add(vec_load(p, q + 3 * row_step + 48), s33))
-        vec_store(p, q + 4 * row_step, vec_add(vec_load(p, q + 4 * row_step), s40))
-        vec_store(p, q + 4 * row_step + 16, vec_add(vec_load(p, q + 4 * row_step + 16), s41))
-        vec_store(p, q + 4 * row_step + 32, vec_add(vec_load(p, q + 4 * row_step + 32), s42))
-        vec_store(p, q + 4 * row_step + 48, vec_add(vec_load(p, q + 4 * row_step + 48), s43))
-        vec_store(p, q + 5 * row_step, vec_add(vec_load(p, q + 5 * row_step), s50))
-        vec_store(p, q + 5 * row_step + 16, vec_add(vec_load(p, q + 5 * row_step + 16), s51))
-        vec_store(p, q + 5 * row_step + 32, vec_add(vec_load(p, q + 5 * row_step + 32), s52))
-        vec_store(p, q + 5 * row_step + 48, vec_add(vec_load(p, q + 5 * row_step + 48), s53))
+        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
+        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), vec_fold4(s10, s11, s12, s13)))
+        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), vec_fold4(s20, s21, s22, s23)))
+        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), vec_fold4(s30, s31, s32, s33)))
+        vec_store(p, q + 4 * row_step, vec_add(vec_load(p, q + 4 * row_step), vec_fold4(s40, s41, s42, s43)))
+        vec_store(p, q + 5 * row_step, vec_add(vec_load(p, q + 5 * row_step), vec_fold4(s50, s51, s52, s53)))
 
 
 @_accel.jit
@@ -1015,22 +1006,10 @@ def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
             y = vec_keep_last(vec_load(a, pa + 3 * a_stride + j), tail)
             s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
-        vec_store(p, q, vec_add(vec_load(p, q), s00))
-        vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
-        vec_store(p, q + 32, vec_add(vec_load(p, q + 32), s02))
-        vec_store(p, q + 48, vec_add(vec_load(p, q + 48), s03))
-        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), s10))
-        vec_store(p, q + row_step + 16, vec_add(vec_load(p, q + row_step + 16), s11))
-        vec_store(p, q + row_step + 32, vec_add(vec_load(p, q + row_step + 32), s12))
-        vec_store(p, q + row_step + 48, vec_add(vec_load(p, q + row_step + 48), s13))
-        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), s20))
-        vec_store(p, q + 2 * row_step + 16, vec_add(vec_load(p, q + 2 * row_step + 16), s21))
-        vec_store(p, q + 2 * row_step + 32, vec_add(vec_load(p, q + 2 * row_step + 32), s22))
-        vec_store(p, q + 2 * row_step + 48, vec_add(vec_load(p, q + 2 * row_step + 48), s23))
-        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), s30))
-        vec_store(p, q + 3 * row_step + 16, vec_add(vec_load(p, q + 3 * row_step + 16), s31))
-        vec_store(p, q + 3 * row_step + 32, vec_add(vec_load(p, q + 3 * row_step + 32), s32))
-        vec_store(p, q + 3 * row_step + 48, vec_add(vec_load(p, q + 3 * row_step + 48), s33))
+        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
+        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), vec_fold4(s10, s11, s12, s13)))
+        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), vec_fold4(s20, s21, s22, s23)))
+        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), vec_fold4(s30, s31, s32, s33)))
 
 
 @_accel.jit
@@ -1053,10 +1032,7 @@ def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
             y = vec_keep_last(vec_load(a, pa + j), tail)
             s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
-        vec_store(p, q, vec_add(vec_load(p, q), s00))
-        vec_store(p, q + 16, vec_add(vec_load(p, q + 16), s01))
-        vec_store(p, q + 32, vec_add(vec_load(p, q + 32), s02))
-        vec_store(p, q + 48, vec_add(vec_load(p, q + 48), s03))
+        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
 # fmt: on
 
 
@@ -1123,7 +1099,7 @@ def cost(
     grads = int(bool(mask[0])) + int(bool(mask[1]))
     # (the compiled path holds at most this much: its grid buffers are per batch of samples, plus a y lead)
     nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 4 * cy * shift + 8 * (cx + cy) * cols * grads
-    nbytes += 64 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's lane sums, the packed weights
+    nbytes += 16 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's lane sums, the packed weights
     macs = taps * cy * (cx // groups) * cols
     ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs

@@ -193,11 +193,11 @@ def test_cost_covers_the_compiled_buffers():
     grid = conv._Grid(4, (20, 18), (10, 18), (3, 3), (2, 1), (1, 1), (1, 1))
     held = conv._grid_bytes(grid, 12, 9) + 4 * (x.size + w.size)  # all samples in one batch, plus the results
     assert conv.cost(gy, x, w, *args).bytes >= held
-    # stride 1: grad_weight's 16 lane sums per weight (the tiles), plus the packed weights
+    # stride 1: grad_weight's 4 lane sums per weight (the tiles), plus the packed weights
     gy1 = np.zeros((4, 9, 20, 18), np.float32)
     args1 = ([9], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
     grid1 = conv._Grid(4, (20, 18), (20, 18), (3, 3), (1, 1), (1, 1), (1, 1))
-    held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * 16 * w.size + 8 * w.size
+    held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * 4 * w.size + 8 * w.size
     assert conv._dot_tiles_apply(1, 12, 9)
     assert conv.cost(gy1, x, w, *args1).bytes >= held1
 
@@ -237,22 +237,33 @@ def test_tile_row_blocks():
 def test_vector_helpers():
     """``_accel.vec_*`` (the tiles' explicit vectors): loads, stores, splats, exact fused multiply-adds, sums and
     ``vec_keep_last`` for every count, against NumPy."""
-    from generator.kernels._accel import vec_add, vec_fma, vec_keep_last, vec_load, vec_splat, vec_store, vec_zero
+    from generator.kernels._accel import (
+        vec_add,
+        vec_fma,
+        vec_fold4,
+        vec_keep_last,
+        vec_load,
+        vec_splat,
+        vec_store,
+        vec_zero,
+    )
 
     @_accel.jit
-    def lanes(a, b, out):  # out rows: fma(a, splat(b[0]), a[16:]), a + zero, then keep_last(a, k) for k = 0..16
+    def lanes(a, b, out):  # out rows: fma(a, splat(b[0]), a[16:]), a + zero, keep_last(a, k) for k = 0..16, fold4
         x, y = vec_load(a, 0), vec_load(a, 16)
         vec_store(out, 0, vec_fma(x, vec_splat(b[0]), y))
         vec_store(out, 16, vec_add(x, vec_zero()))
         for k in range(17):
             vec_store(out, 32 + 16 * k, vec_keep_last(x, k))
+        vec_store(out, 32 + 16 * 17, vec_fold4(vec_load(b, 1), vec_load(b, 17), vec_load(b, 33), vec_load(b, 49)))
 
     rng = np.random.default_rng(5)
     a = rng.standard_normal(32).astype(np.float32)
     a[3] = np.inf
-    b = np.array([1.0 / 3.0], np.float32)
-    out = np.full(32 + 17 * 16, np.nan, np.float32)
+    b = np.concatenate([[1.0 / 3.0], rng.integers(-50, 50, 64)]).astype(np.float32)  # integers: exact sums
+    out = np.full(32 + 18 * 16, np.nan, np.float32)
     lanes(a, b, out)
+    np.testing.assert_array_equal(out[-16:], b[1:].reshape(4, 4, 4).sum(axis=1).reshape(-1))  # lanes mod 4
     fused = (a[:16].astype(np.float64) * np.float64(b[0]) + a[16:]).astype(np.float32)  # exact product, one rounding
     np.testing.assert_array_equal(out[:16], fused)
     np.testing.assert_array_equal(out[16:32], a[:16])
