@@ -67,10 +67,10 @@ this AVX-512 machine); with at least 4 channels per group as register tiles of e
 * ``grad_input`` (both modes) as a *gathered* convolution written once per output column: tiles of 8 output
   channels x 32 columns summed over every kernel offset and source channel; the non-transposed one reads
   ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` from a y grid led by ``max(shift)`` zero columns (no scatter-add);
-* ``grad_weight`` on single-phase grids (stride 1) as tiles of 6 output x 4 input channels, one vector of lane
-  partial sums per pair over every kernel offset and a block of 1024 columns (the 4 x-rows, shifted, stay in
-  the L1 cache), folded to 4 lanes per pair after each block and summed over them once at the end; on strided grids (the offsets read several phases)
-  and with fewer channels per group as 4 x 4 channel dot products vectorised over the columns (LLVM);
+* ``grad_weight`` as tiles of 6 output x 4 input channels, one vector of lane partial sums per pair over every
+  kernel offset and a block of 1024 columns (the 4 x-rows stay in the L1 cache), folded to 4 lanes per pair
+  after each block and summed over them once at the end;
+* with fewer channels per group, as LLVM-vectorised loops (4 x 4 channel dot products, 4 x 8 gathered rows);
 * only the columns from each sample's first to last result position are computed;
 * samples are processed in batches whose grid buffers take about 8 MiB, so the extra memory is that plus the
   results and grad_weight's lane sums (4 floats per weight; below PyTorch's on every benchmark case).
@@ -398,10 +398,10 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 #
 # * ``_gather_tiled`` (grad_input): 8 x 32 register tiles (16 vector accumulators; 2 vector loads and 8 weight
 #   broadcasts per 16 multiply-adds), the weights laid out tile by tile;
-# * ``_dots_tiled`` (grad_weight, one stride phase): 6 x 4 channel pairs of lane partial sums (24 vector
-#   accumulators; 10 vector loads per 24 multiply-adds) over every kernel offset of a block of columns;
+# * ``_dots_tiled`` (grad_weight): 6 x 4 channel pairs of lane partial sums (24 vector accumulators; 10 vector
+#   loads per 24 multiply-adds) over every kernel offset of a block of columns;
 # * ``_dots_compiled`` / ``_gather_compiled``: LLVM-vectorised 4 x 4 dot products and 4 x 8 gathered rows in
-#   blocks of columns sized to the caches (_cols_block), for strided grids and few channels per group.
+#   blocks of columns sized to the caches (_cols_block), for groups of 1-3 channels.
 #
 # Measured on the development machine (AMD Zen 5, one thread, peak 250 GFLOP/s with 512-bit FMAs): the tiles
 # reach 200-230 GFLOP/s on 64 channels (the gathered convolution) and 170-200 (the dot products), the
@@ -442,7 +442,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
         )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
-    lanes = 4 if _dot_tiles_apply(math.prod(stride), cxg, cyg) else 1  # partial sums per pair
+    lanes = 4 if _dot_tiles_apply(cxg, cyg) else 1  # partial sums per pair
     part = np.zeros((taps, cy, cxg, lanes), _F32) if need_gw else None  # grad_weight partial sums
     grad_input = None
     if need_gi:
@@ -501,7 +501,7 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
 
 def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, transposed, gw, gi_out) -> None:
     """One batch: adds its grad_weight terms to ``gw`` (when not None: partial sums ``[K, Cy, Cx/g, lanes]``,
-    4 lanes when the grid has one stride phase, else 1) and writes its grad_input into ``gi_out`` (when not
+    4 lanes for the tiles, else 1) and writes its grad_input into ``gi_out`` (when not
     None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the weights as :func:`_compiled_gradients`
     packs them; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
@@ -522,10 +522,10 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, trans
         buffers["dirty"] = buffers["overlay"]
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
-            if _dot_tiles_apply(grid.phases, cxg, cyg):
+            if _dot_tiles_apply(cxg, cyg):
                 _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
                             cxg, cyg, y_starts, y_length, _DOTS_BLOCK)  # fmt: skip
-            else:  # (in blocks for 4x the cache share, up to 2048 columns: 4-13% faster on the strided cases)
+            else:  # (in blocks for 4x the cache share, up to 2048 columns: 4-13% faster than 1x on strided grids)
                 block = _cols_block(cy + x_rows, reach, 4 * _CACHE_BYTES, 2048)
                 _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
                                grid.total, cxg, cyg, y_starts, y_length, block)  # fmt: skip
@@ -544,15 +544,13 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, trans
 
 
 # The register tiles below need enough channels per group to amortise their per-tile work (measured: with 2
-# channels per group the small grouped benchmark ran 2.7x slower on them, with 4 the realistic one 1.2x faster),
-# and grad_weight's tiles a single stride phase (on several phases the kernel offsets read different rows and
-# the tiles lost to the dot products by 5-60%).
+# channels per group the small grouped benchmark ran 2.7x slower on them, with 4 the realistic one 1.2x faster).
 _TILES_MIN_CHANNELS = 4
 
 
-def _dot_tiles_apply(phases: int, cxg: int, cyg: int) -> bool:
+def _dot_tiles_apply(cxg: int, cyg: int) -> bool:
     """Whether grad_weight runs as :func:`_dots_tiled` (else :func:`_dots_compiled`)."""
-    return phases == 1 and min(cxg, cyg) >= _TILES_MIN_CHANNELS
+    return min(cxg, cyg) >= _TILES_MIN_CHANNELS
 
 
 def _gather(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run, src_rows, reach) -> None:

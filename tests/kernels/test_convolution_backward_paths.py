@@ -3,9 +3,9 @@
 The kernel has a NumPy reference path (``ACLNN_KERNELS=numpy``: one stacked GEMM for small problems, else one
 GEMM per kernel offset over column chunks) and a compiled path (Numba, batches of samples; tiny problems keep
 the stacked GEMMs): grad_input by register tiles of 8, 4 or 1 rows x 32 columns (runs shorter than a tile by
-a plain loop), grad_weight on single-phase grids by tiles of 6 or 4 or 1 rows x 4 source rows over blocks of
-columns (a masked last step; remainder source rows and runs shorter than a step by a plain loop), on
-multi-phase grids by 4 x 4 dot products in column blocks sized to the cache. The configurations below choose
+a plain loop), grad_weight by tiles of 6 or 4 or 1 rows x 4 source rows over blocks of columns (a masked last
+step; remainder source rows and runs shorter than a step by a plain loop); groups of 1-3 channels by 4 x 4 dot
+products and 4 x 8 gathered rows in column blocks sized to the cache. The configurations below choose
 channels per group so that each tile shape and remainder is used (cin/g of 1, 3, 4, 5, 8, 12, 13; cout/g of
 1, 2, 4, 5, 7, 9, 11, 12, 14), and the tests shrink the batch, column-block and chunk sizes to run the
 multi-batch and multi-block loops on small inputs. Both paths must agree with
@@ -47,10 +47,14 @@ BLOCKS = {
     "3d_transposed_c8": cfg([3, 4, 5], 8, 8, [2, 3, 3], [2, 1, 2], [0, 1, 1], [1, 1, 1], transposed=True),
 }
 
-# Single-phase grids (stride 1): the grad_weight tiles (rows 14 = 6 + 4 + 4, 11 = 6 + 4 + 1, 12 = 6 + 6 per
-# group; source rows 13 = 3 x 4 + 1) and the grad_input tiles (rows 13 = 8 + 4 + 1, 11 = 8 + 1 + 1 + 1, 16 = 8 + 8
-# per group), with runs that end in partial steps and tiles, and runs shorter than a step or a tile.
+# The grad_weight tiles (rows 14 = 6 + 4 + 4, 11 = 6 + 4 + 1, 12 = 6 + 6 per group; source rows 13 = 3 x 4 + 1)
+# and the grad_input tiles (rows 13 = 8 + 4 + 1, 11 = 8 + 1 + 1 + 1, 16 = 8 + 8 per group), with runs that end in
+# partial steps and tiles, runs shorter than a step or a tile, and strided grids (offsets on several phases).
 TILES = {
+    "2d_s2_c13_to_14": cfg([11, 40], 13, 14, [3, 3], [2, 2], [1, 1], [1, 1]),
+    "2d_transposed_s2_c12_to_11": cfg(
+        [6, 21], 12, 11, [3, 3], [2, 2], [1, 1], [1, 1], transposed=True, output_padding=[1, 1]
+    ),
     "2d_c13_to_14": cfg([9, 40], 13, 14, [3, 3], [1, 1], [1, 1], [1, 1]),
     "2d_c13_to_11_dilated": cfg([7, 45], 13, 11, [2, 3], [1, 1], [1, 2], [2, 2], n=3),
     "2d_groups_32_to_24": cfg([6, 37], 32, 24, [3, 3], [1, 1], [1, 1], [1, 1], groups=2),
@@ -198,7 +202,7 @@ def test_cost_covers_the_compiled_buffers():
     args1 = ([9], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
     grid1 = conv._Grid(4, (20, 18), (20, 18), (3, 3), (1, 1), (1, 1), (1, 1))
     held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * 4 * w.size + 8 * w.size
-    assert conv._dot_tiles_apply(1, 12, 9)
+    assert conv._dot_tiles_apply(12, 9)
     assert conv.cost(gy1, x, w, *args1).bytes >= held1
 
 
