@@ -404,7 +404,7 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 #   blocks of columns sized to the caches (_cols_block), for groups of 1-3 channels.
 #
 # Measured on the development machine (AMD Zen 5, one thread, peak 250 GFLOP/s with 512-bit FMAs): the tiles
-# reach 200-230 GFLOP/s on 64 channels (the gathered convolution) and 170-200 (the dot products), the
+# reach 200-230 GFLOP/s on 64 channels (the gathered convolution) and 180-215 (the dot products), the
 # LLVM-vectorised loops 130-170, OpenBLAS's per-offset GEMMs 55-90 (its Haswell kernels).
 
 # Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
