@@ -411,6 +411,178 @@ def fma(a, b, c):
     raise NotImplementedError("fma is only available inside compiled loops")
 
 
+# ---------------------------------------------------------------------------------------------
+# Explicit 16-lane float32 vectors for register-blocked loops (matrix-product micro-kernels). LLVM's loop
+# vectoriser only vectorises innermost loops, so a sum that runs over an outer loop (the reduction of a
+# matrix product whose operands are not contiguous along it) would stay in memory; with these values a
+# micro-kernel keeps a tile of R x V vectors in registers over the whole reduction. A vector is one LLVM
+# ``<16 x float>`` (one AVX-512 register; two or four registers on narrower CPUs, same results). Loads and
+# stores are unaligned; :func:`vec_fma` is an exact fused multiply-add (one rounding, on every CPU).
+
+
+def vec_zero():
+    """(compiled code only) A vector of 16 zeros."""
+    raise NotImplementedError("vec_zero is only available inside compiled loops")
+
+
+def vec_splat(value):
+    """(compiled code only) A vector of 16 copies of ``value`` (converted to float32)."""
+    raise NotImplementedError("vec_splat is only available inside compiled loops")
+
+
+def vec_load(array, index):
+    """(compiled code only) ``array[index : index + 16]`` of a C-contiguous 1-D float32 array (no bounds check:
+    the caller keeps ``index`` in ``[0, array.size - 16]``)."""
+    raise NotImplementedError("vec_load is only available inside compiled loops")
+
+
+def vec_store(array, index, vector):
+    """(compiled code only) ``array[index : index + 16] = vector`` on a C-contiguous 1-D float32 array (no
+    bounds check, as :func:`vec_load`)."""
+    raise NotImplementedError("vec_store is only available inside compiled loops")
+
+
+def vec_fma(a, b, c):
+    """(compiled code only) ``a * b + c`` lane by lane, rounded once."""
+    raise NotImplementedError("vec_fma is only available inside compiled loops")
+
+
+def vec_keep_last(vector, count):
+    """(compiled code only) ``vector`` with its first ``16 - count`` lanes replaced by zeros (a select: no
+    ``0 * inf``); ``count`` in 0..16."""
+    raise NotImplementedError("vec_keep_last is only available inside compiled loops")
+
+
+def vec_add(a, b):
+    """(compiled code only) ``a + b`` lane by lane."""
+    raise NotImplementedError("vec_add is only available inside compiled loops")
+
+
+def vec_fold4(a, b, c, d):
+    """(compiled code only) The four vectors folded into one: lanes ``4k .. 4k + 3`` hold the ``k``-th vector's
+    lanes summed modulo 4 (lane ``m`` of the result block: ``(v[m] + v[m + 8]) + (v[m + 4] + v[m + 12])``)."""
+    raise NotImplementedError("vec_fold4 is only available inside compiled loops")
+
+
+def _register_vectors(nt, ir, intrinsic, overload) -> None:
+    """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
+    from numba.core import cgutils
+    from numba.extending import models, register_model
+
+    class F32x16(nt.Type):
+        def __init__(self):
+            super().__init__(name="F32x16")
+
+    vec_type = F32x16()
+    lanes = ir.VectorType(ir.FloatType(), 16)
+
+    @register_model(F32x16)
+    class _F32x16Model(models.PrimitiveModel):
+        def __init__(self, dmm, fe_type):
+            super().__init__(dmm, fe_type, lanes)
+
+    def is_vector_array(array):
+        return isinstance(array, nt.Array) and array.ndim == 1 and array.dtype == nt.float32 and array.layout == "C"
+
+    def address(context, builder, array_type, array, index_type, index):
+        data = context.make_array(array_type)(context, builder, array).data
+        offset = context.cast(builder, index, index_type, nt.intp)
+        return builder.bitcast(builder.gep(data, [offset]), lanes.as_pointer())
+
+    @intrinsic
+    def zero(typingctx):
+        return vec_type(), lambda context, builder, signature, args: ir.Constant(lanes, [0.0] * 16)
+
+    @intrinsic
+    def splat(typingctx, value):
+        def codegen(context, builder, signature, args):
+            scalar = context.cast(builder, args[0], signature.args[0], nt.float32)
+            one = builder.insert_element(ir.Constant(lanes, ir.Undefined), scalar, ir.Constant(ir.IntType(32), 0))
+            indices = ir.Constant(ir.VectorType(ir.IntType(32), 16), [0] * 16)
+            return builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), indices)
+
+        return (vec_type(value), codegen) if isinstance(value, (nt.Float, nt.Integer)) else None
+
+    @intrinsic
+    def load(typingctx, array, index):
+        def codegen(context, builder, signature, args):
+            return builder.load(
+                address(context, builder, signature.args[0], args[0], signature.args[1], args[1]), align=4
+            )
+
+        return (vec_type(array, index), codegen) if is_vector_array(array) and isinstance(index, nt.Integer) else None
+
+    @intrinsic
+    def store(typingctx, array, index, vector):
+        def codegen(context, builder, signature, args):
+            pointer = address(context, builder, signature.args[0], args[0], signature.args[1], args[1])
+            builder.store(args[2], pointer, align=4)
+            return context.get_dummy_value()
+
+        ok = is_vector_array(array) and isinstance(index, nt.Integer) and vector == vec_type
+        return (nt.none(array, index, vector), codegen) if ok else None
+
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        def codegen(context, builder, signature, args):
+            function = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(lanes, [lanes] * 3), "llvm.fma.v16f32"
+            )
+            return builder.call(function, args)
+
+        return (vec_type(a, b, c), codegen) if a == b == c == vec_type else None
+
+    @intrinsic
+    def keep_last(typingctx, vector, count):
+        def codegen(context, builder, signature, args):
+            i32 = ir.IntType(32)
+            first = builder.trunc(context.cast(builder, args[1], signature.args[1], nt.int64), i32)
+            first = builder.sub(ir.Constant(i32, 16), first)  # index of the first lane kept
+            one = builder.insert_element(ir.Constant(ir.VectorType(i32, 16), ir.Undefined), first, ir.Constant(i32, 0))
+            bound = builder.shuffle_vector(one, one, ir.Constant(ir.VectorType(i32, 16), [0] * 16))
+            lane = ir.Constant(ir.VectorType(i32, 16), list(range(16)))
+            keep = builder.icmp_signed(">=", lane, bound)
+            return builder.select(keep, args[0], ir.Constant(lanes, [0.0] * 16))
+
+        ok = vector == vec_type and isinstance(count, nt.Integer)
+        return (vec_type(vector, count), codegen) if ok else None
+
+    @intrinsic
+    def add(typingctx, a, b):
+        def codegen(context, builder, signature, args):
+            return builder.fadd(args[0], args[1])
+
+        return (vec_type(a, b), codegen) if a == b == vec_type else None
+
+    overload(vec_zero)(lambda: lambda: zero())
+    overload(vec_splat)(lambda value: lambda value: splat(value))
+    overload(vec_load)(lambda array, index: lambda array, index: load(array, index))
+    overload(vec_store)(lambda array, index, vector: lambda array, index, vector: store(array, index, vector))
+    overload(vec_fma)(lambda a, b, c: lambda a, b, c: fma(a, b, c))
+    overload(vec_keep_last)(lambda vector, count: lambda vector, count: keep_last(vector, count))
+
+    @intrinsic
+    def fold4(typingctx, a, b, c, d):
+        def codegen(context, builder, signature, args):
+            def pick(x, y, indices):
+                return builder.shuffle_vector(x, y, ir.Constant(ir.VectorType(ir.IntType(32), 16), indices))
+
+            def halves(x, y):  # [x[:8] + x[8:], y[:8] + y[8:]]
+                low = pick(x, y, [*range(8), *range(16, 24)])
+                high = pick(x, y, [*range(8, 16), *range(24, 32)])
+                return builder.fadd(low, high)
+
+            ab, cd = halves(args[0], args[1]), halves(args[2], args[3])
+            low = pick(ab, cd, [*range(4), *range(8, 12), *range(16, 20), *range(24, 28)])
+            high = pick(ab, cd, [*range(4, 8), *range(12, 16), *range(20, 24), *range(28, 32)])
+            return builder.fadd(low, high)
+
+        return (vec_type(a, b, c, d), codegen) if a == b == c == d == vec_type else None
+
+    overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
+    overload(vec_fold4)(lambda a, b, c, d: lambda a, b, c, d: fold4(a, b, c, d))
+
+
 _OVERLOADS: list = []
 
 
@@ -486,6 +658,7 @@ def _register_overloads() -> None:
     overload(as_value)(as_exact)
     overload(put)(store)
     overload(fma)(_fma_overload())
+    _register_vectors(nt, ir, intrinsic, overload)
 
 
 def _fma_overload():

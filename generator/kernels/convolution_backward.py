@@ -60,17 +60,20 @@ for small strides) plus one GEMM result buffer; no im2col. Caveat: non-finite va
 Small problems use one stacked GEMM per gradient over all kernel offsets (call overhead dominates there).
 
 With the compiled helpers (``_accel``, the default; ``ACLNN_KERNELS=numpy`` keeps the GEMMs above as the
-reference path) the same grid products run as register-blocked Numba loops instead of BLAS, about twice
-OpenBLAS's speed on these shapes (32-256 channels; OpenBLAS runs its AVX2 kernels here):
+reference path) the same grid products run as Numba loops instead of BLAS (OpenBLAS runs its AVX2 kernels on
+this AVX-512 machine); with at least 4 channels per group as register tiles of explicit 16-lane vectors
+(``_accel.vec_*``) that stay in registers over a whole reduction:
 
-* ``grad_weight``: 4 x 4 channel dot products at once over the grid columns;
-* both ``grad_input`` modes as *gathered* convolutions written once per output column, 4 output channels by
-  8 (or 4, or 1) source channels per pass; the non-transposed one reads ``gx[m] = sum_k W_k.T @ y[m - shift_k]``
-  from a y grid led by ``max(shift)`` zero columns, so it needs no scatter-add;
-* only the columns from each sample's first to last result position are computed, in blocks of at most
-  1024 columns (a block's output rows stay in the L1 cache, its source rows in L2);
+* ``grad_input`` (both modes) as a *gathered* convolution written once per output column: tiles of 8 output
+  channels x 32 columns summed over every kernel offset and source channel; the non-transposed one reads
+  ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` from a y grid led by ``max(shift)`` zero columns (no scatter-add);
+* ``grad_weight`` as tiles of 6 output x 4 input channels, one vector of lane partial sums per pair over every
+  kernel offset and a block of 1024 columns (the 4 x-rows stay in the L1 cache), folded to 4 lanes per pair
+  after each block and summed over them once at the end;
+* with fewer channels per group, as LLVM-vectorised loops (4 x 4 channel dot products, 4 x 8 gathered rows);
+* only the columns from each sample's first to last result position are computed;
 * samples are processed in batches whose grid buffers take about 8 MiB, so the extra memory is that plus the
-  results (below PyTorch's on every benchmark case).
+  results and grad_weight's lane sums (4 floats per weight; below PyTorch's on every benchmark case).
 
 Depthwise convolutions (one input channel per group, channel multiplier <= 4, 1-D/2-D, not transposed) run,
 with the compiled helpers, as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
@@ -91,6 +94,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from generator.kernels import _accel
+from generator.kernels._accel import (
+    vec_add,
+    vec_fma,
+    vec_fold4,
+    vec_keep_last,
+    vec_load,
+    vec_splat,
+    vec_store,
+    vec_zero,
+)
 from generator.kernels._common import (
     MACS_PER_OP,
     OPS_PER_STEP,
@@ -380,19 +393,19 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 
 
 # Compiled path (the default when Numba is installed; ``ACLNN_KERNELS=numpy`` selects the GEMMs above as the
-# reference). The three grid products run as register-blocked loops vectorised over grid columns, in blocks of
-# columns (_cols_block) so that the rows they touch stay in the L1/L2 caches, and only over the columns of each
-# sample from its first to its last result position (the grid's slack between samples is skipped):
+# reference), only over the columns of each sample from its first to its last result position (the grid's
+# slack between samples is skipped):
 #
-# * ``_dots_compiled``: grad_weight, 4 x 4 output-channel / input-channel dot products at once (16 vector
-#   accumulators, 8 row loads per 16 multiply-adds), float32 partial sums per lane and per column block;
-# * ``_gather_compiled``: an ordinary convolution written once per output column (the transposed conv of the
-#   non-transposed grad_input is read as one: ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` over the zero-led y grid),
-#   4 output rows x 8 (or 4) source rows per pass (8 + 4 loads and 4 stores per 32 multiply-adds).
+# * ``_gather_tiled`` (grad_input): 8 x 32 register tiles (16 vector accumulators; 2 vector loads and 8 weight
+#   broadcasts per 16 multiply-adds), the weights laid out tile by tile;
+# * ``_dots_tiled`` (grad_weight): 6 x 4 channel pairs of lane partial sums (24 vector accumulators; 10 vector
+#   loads per 24 multiply-adds) over every kernel offset of a block of columns;
+# * ``_dots_compiled`` / ``_gather_compiled``: LLVM-vectorised 4 x 4 dot products and 4 x 8 gathered rows in
+#   blocks of columns sized to the caches (_cols_block), for groups of 1-3 channels.
 #
-# Measured on the development machine (AMD Zen 5, one thread): about 155 GFLOP/s for the dot products and
-# 120-135 for the gathered convolution on 32-128 channels, against 55-90 for OpenBLAS's per-offset GEMMs
-# (its Haswell kernels: OpenBLAS 0.3.31 does not use AVX-512 on this CPU).
+# Measured on the development machine (AMD Zen 5, one thread, peak 250 GFLOP/s with 512-bit FMAs): the tiles
+# reach 200-230 GFLOP/s on 64 channels (the gathered convolution) and 180-215 (the dot products), the
+# LLVM-vectorised loops 130-170, OpenBLAS's per-offset GEMMs 55-90 (its Haswell kernels).
 
 # Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
 # Python and dispatch overhead, some 50 us, dominates tiny problems).
@@ -403,10 +416,11 @@ _CACHE_BYTES = 1 << 20  # the share of the L2 cache the rows of one block of col
 _COLS_BLOCK = (256, 1024)
 
 
-def _cols_block(rows: int, reach: int) -> int:
-    """Columns per block: ``rows`` rows of ``block + reach`` float32 values fit in ``_CACHE_BYTES``."""
-    cols = _CACHE_BYTES // (4 * max(rows, 1)) - reach
-    return min(max(cols, _COLS_BLOCK[0]), _COLS_BLOCK[1]) // 16 * 16
+def _cols_block(rows: int, reach: int, cache: int = 0, upper: int = 0) -> int:
+    """Columns per block: ``rows`` rows of ``block + reach`` float32 values fit in ``cache`` bytes (default
+    ``_CACHE_BYTES``), within ``_COLS_BLOCK`` (its upper bound replaced by ``upper`` when given)."""
+    cols = (cache or _CACHE_BYTES) // (4 * max(rows, 1)) - reach
+    return min(max(cols, _COLS_BLOCK[0]), upper or _COLS_BLOCK[1]) // 16 * 16
 
 
 def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi, need_gw, dtypes):
@@ -417,12 +431,19 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
     n, x_size, y_size = x_side.shape[0], tuple(x_side.shape[2:]), tuple(y_side.shape[2:])
     cy, cxg = w.shape[0], w.shape[1]
     cx, cyg, taps = cxg * groups, cy // groups, math.prod(kernel)
-    w_k = np.ascontiguousarray(w.reshape(cy, cxg, taps).transpose(2, 0, 1))  # [K, Cy, Cx/g]
-    w_t = None  # [K, Cx, Cy/g]: the transposed blocks, for the non-transposed grad_input
-    if need_gi and not transposed:
-        w_t = np.ascontiguousarray(w_k.reshape(taps, groups, cyg, cxg).transpose(0, 1, 3, 2).reshape(taps, cx, cyg))
+    # The weights as the gathered convolution of grad_input reads them, [K, source row in a group, output row]:
+    # [K, Cx/g, Cy] for the transposed conv, [K, Cy/g, Cx] for the non-transposed one (its transposed blocks).
+    w_pack = None
+    if need_gi:
+        w_k = w.reshape(groups, cyg, cxg, taps)
+        w_pack = np.ascontiguousarray(
+            w_k.transpose(3, 2, 0, 1).reshape(taps, cxg, cy)
+            if transposed
+            else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
+        )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
-    gw = np.zeros((taps, cy, cxg), _F32) if need_gw else None
+    lanes = 4 if _dot_tiles_apply(cxg, cyg) else 1  # partial sums per pair
+    part = np.zeros((taps, cy, cxg, lanes), _F32) if need_gw else None  # grad_weight partial sums
     grad_input = None
     if need_gi:
         grad_input = np.empty((n, cy, *y_size) if transposed else (n, cx, *x_size), dtypes[0])
@@ -435,8 +456,12 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             buffers[n1 - n0] = _grid_buffers(grid, cx, cy, transposed, need_gi, need_gw)
         gi_out = None if grad_input is None else grad_input[n0:n1]
         xy = (x_side[n0:n1], y_side[n0:n1])
-        _grid_products(grid, *xy, buffers[n1 - n0], w_k, w_t, cx, groups, transposed, gw, gi_out)
-    grad_weight = None if gw is None else from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
+        _grid_products(grid, *xy, buffers[n1 - n0], w_pack, (cx, cy, groups), transposed, part, gi_out)
+    grad_weight = None
+    if part is not None:
+        gw = (part.reshape(-1, lanes) @ np.ones(lanes, _F32)).reshape(part.shape[:3])  # [K, Cy, Cx/g]
+        # (a matrix-vector product: NumPy's sum over a short last axis took 12x longer)
+        grad_weight = from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
     return grad_input, grad_weight
 
 
@@ -474,13 +499,15 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
     return {"x": views[0], "y": views[1], "out": views[2], "overlay": overlay, "dirty": False}
 
 
-def _grid_products(grid: _Grid, x_side, y_side, buffers, w_k, w_t, cx, groups, transposed, gw, gi_out) -> None:
-    """One batch: adds its grad_weight terms to ``gw`` (``[K, Cy, Cx/g]``, when not None) and writes its
-    grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`."""
+def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, transposed, gw, gi_out) -> None:
+    """One batch: adds its grad_weight terms to ``gw`` (when not None: partial sums ``[K, Cy, Cx/g, lanes]``,
+    4 lanes for the tiles, else 1) and writes its grad_input into ``gi_out`` (when not
+    None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the weights as :func:`_compiled_gradients`
+    packs them; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
     xbuf, ygrid, obuf = buffers["x"], buffers["y"], buffers["out"]
-    cy, cxg = w_k.shape[1], w_k.shape[2]
-    cyg = cy // groups
+    cx, cy, groups = channels
+    cxg, cyg = cx // groups, cy // groups
     phases, shifts = grid.offset_arrays
     y_starts, y_length = grid.segments(tuple(slice(0, o) for o in grid.y_size))
     reach = grid.total - grid.cols  # the largest shift
@@ -495,21 +522,46 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_k, w_t, cx, groups, t
         buffers["dirty"] = buffers["overlay"]
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
-            _dots_compiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
-                           cxg, cyg, y_starts, y_length, _cols_block(cy + x_rows, reach))  # fmt: skip
+            if _dot_tiles_apply(cxg, cyg):
+                _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
+                            cxg, cyg, y_starts, y_length, _DOTS_BLOCK)  # fmt: skip
+            else:  # (in blocks for 4x the cache share, up to 2048 columns: 4-13% faster than 1x on strided grids)
+                block = _cols_block(cy + x_rows, reach, 4 * _CACHE_BYTES, 2048)
+                _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
+                               grid.total, cxg, cyg, y_starts, y_length, block)  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
-            _gather_compiled(dst, xbuf.reshape(-1), x_base, grid.total, w_k, cxg, cyg, y_starts, y_length,
-                             _cols_block(x_rows, reach))  # fmt: skip
+            _gather(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, cxg, cyg, y_starts, y_length, x_rows, reach)
             grid.grid_to_y(dst, gi_out.dtype, gi_out)
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
         gx = obuf
         for phase, _, gsl in grid.slices:  # phases without x positions are never read
             mine = np.flatnonzero(phases == phase)
             starts, length = grid.segments(gsl)
-            _gather_compiled(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_t[mine],
-                             cyg, cxg, starts, length, _cols_block(cy, reach))  # fmt: skip
+            _gather(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_pack[mine], cyg, cxg,
+                    starts, length, cy, reach)  # fmt: skip
         grid.phases_to_x(gx, gi_out.dtype, gi_out)
+
+
+# The register tiles below need enough channels per group to amortise their per-tile work (measured: with 2
+# channels per group the small grouped benchmark ran 2.7x slower on them, with 4 the realistic one 1.2x faster).
+_TILES_MIN_CHANNELS = 4
+
+
+def _dot_tiles_apply(cxg: int, cyg: int) -> bool:
+    """Whether grad_weight runs as :func:`_dots_tiled` (else :func:`_dots_compiled`)."""
+    return min(cxg, cyg) >= _TILES_MIN_CHANNELS
+
+
+def _gather(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run, src_rows, reach) -> None:
+    """The gathered convolution of :func:`_gather_tiled` (``wp``: ``[taps, cin_g, rows]``), by the register tiles
+    when the groups have enough channels, else by :func:`_gather_compiled` (``src_rows``: the source rows one
+    column block reads, for its width)."""
+    if min(cin_g, cout_g) >= _TILES_MIN_CHANNELS:
+        _gather_tiled(dst, src, src_base, src_stride, wp, _tiled_weights(wp, cout_g), cin_g, cout_g, starts, run)
+    else:
+        w = np.ascontiguousarray(wp.transpose(0, 2, 1))
+        _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, _cols_block(src_rows, reach))
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
@@ -679,6 +731,309 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
 # fmt: on
 
 
+# Register-tiled gathered convolution (explicit 16-lane vectors, see ``_accel.vec_*``): a tile of 8 output rows
+# x 32 columns (16 vector accumulators) stays in registers over the whole reduction (every kernel offset and
+# source row), then is stored once; per reduction step it loads 2 source vectors and 8 weights for 16
+# multiply-adds. Remainder rows use 4- and 1-row tiles; a run's last tile is moved back to end at the run's
+# end (it recomputes a few columns, with the same result); runs shorter than a tile use the scalar loop.
+_TILE = 32  # columns per tile (two vectors)
+_DOTS_BLOCK = 1024  # columns per block of the grad_weight tiles
+
+
+@_accel.jit
+def _gather_tiled(dst, src, src_base, src_stride, wp, wt, cin_g, cout_g, starts, run):
+    """``dst[r, j] = sum_t sum_c wp[t, c, r] * src[src_base[t] + (g*cin_g + c)*src_stride + j]`` for the
+    columns ``j`` of the runs ``[start, start + run)`` (other columns are not written; ``g = r // cout_g``).
+    Per output column the terms are added in increasing ``t``, then ``c``, each by one fused multiply-add.
+    ``wt``: ``wp`` as :func:`_tiled_weights` lays it out for the tiles."""
+    rows, length = dst.shape
+    taps = src_base.size
+    d = dst.reshape(-1)
+    w = wp.reshape(-1)
+    for start in starts:
+        if run < _TILE:
+            _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g, start, run)
+            continue
+        for j0 in range(start, start + run, _TILE):
+            j = min(j0, start + run - _TILE)
+            r = k = 0
+            while r < rows:
+                cbase = (r // cout_g) * cin_g * src_stride + j
+                block = _gather_rows(r, rows, cout_g)
+                if block == 8:
+                    _gather_tile8(d, r * length + j, length, src, src_base, cbase, src_stride, wt, k, cin_g)
+                elif block == 4:
+                    _gather_tile4(d, r * length + j, length, src, src_base, cbase, src_stride, wt, k, cin_g)
+                else:
+                    _gather_tile1(d, r * length + j, src, src_base, cbase, src_stride, wt, k, cin_g)
+                r += block
+                k += taps * cin_g * block
+
+
+@_accel.jit
+def _gather_rows(r, rows, cout_g):
+    """Rows of the tile starting at row ``r`` of :func:`_gather_tiled` (8, 4 or 1, within one group)."""
+    g = r // cout_g
+    if r + 8 <= rows and (r + 7) // cout_g == g:
+        return 8
+    if r + 4 <= rows and (r + 3) // cout_g == g:
+        return 4
+    return 1
+
+
+def _tiled_weights(wp: np.ndarray, cout_g: int) -> np.ndarray:
+    """``wp`` (``[taps, cin_g, rows]``) laid out tile by tile for :func:`_gather_tiled`: for each tile's rows
+    (in order), ``[t, c, tile row]``, so that a tile reads its weights as one contiguous stream."""
+    rows = wp.shape[2]
+    parts, r = [], 0
+    while r < rows:
+        block = _gather_rows(r, rows, cout_g)
+        parts.append(wp[:, :, r : r + block].reshape(-1))
+        r += block
+    return np.concatenate(parts)
+
+
+# The tiles read best with one line per output row:
+# fmt: off
+@_accel.jit
+def _gather_tile8(d, q, length, src, src_base, cbase, src_stride, w, k, cin_g):
+    """8 rows x 32 columns of :func:`_gather_tiled` (``q``: flat index of the tile's first element in ``d``;
+    ``k``: of the tile's weights in ``w``, ``[t, c, row]`` for its rows, see :func:`_tiled_weights`)."""
+    a00 = a01 = a10 = a11 = a20 = a21 = a30 = a31 = vec_zero()
+    a40 = a41 = a50 = a51 = a60 = a61 = a70 = a71 = vec_zero()
+    for t in range(src_base.size):
+        p = src_base[t] + cbase
+        for _ in range(cin_g):
+            w0, w1, w2, w3 = vec_splat(w[k]), vec_splat(w[k + 1]), vec_splat(w[k + 2]), vec_splat(w[k + 3])
+            w4, w5, w6, w7 = vec_splat(w[k + 4]), vec_splat(w[k + 5]), vec_splat(w[k + 6]), vec_splat(w[k + 7])
+            s = vec_load(src, p)
+            a00, a10, a20, a30 = vec_fma(w0, s, a00), vec_fma(w1, s, a10), vec_fma(w2, s, a20), vec_fma(w3, s, a30)
+            a40, a50, a60, a70 = vec_fma(w4, s, a40), vec_fma(w5, s, a50), vec_fma(w6, s, a60), vec_fma(w7, s, a70)
+            s = vec_load(src, p + 16)
+            a01, a11, a21, a31 = vec_fma(w0, s, a01), vec_fma(w1, s, a11), vec_fma(w2, s, a21), vec_fma(w3, s, a31)
+            a41, a51, a61, a71 = vec_fma(w4, s, a41), vec_fma(w5, s, a51), vec_fma(w6, s, a61), vec_fma(w7, s, a71)
+            p += src_stride
+            k += 8
+    vec_store(d, q, a00), vec_store(d, q + 16, a01)
+    vec_store(d, q + length, a10), vec_store(d, q + length + 16, a11)
+    vec_store(d, q + 2 * length, a20), vec_store(d, q + 2 * length + 16, a21)
+    vec_store(d, q + 3 * length, a30), vec_store(d, q + 3 * length + 16, a31)
+    vec_store(d, q + 4 * length, a40), vec_store(d, q + 4 * length + 16, a41)
+    vec_store(d, q + 5 * length, a50), vec_store(d, q + 5 * length + 16, a51)
+    vec_store(d, q + 6 * length, a60), vec_store(d, q + 6 * length + 16, a61)
+    vec_store(d, q + 7 * length, a70), vec_store(d, q + 7 * length + 16, a71)
+
+
+@_accel.jit
+def _gather_tile4(d, q, length, src, src_base, cbase, src_stride, w, k, cin_g):
+    """4 rows x 32 columns of :func:`_gather_tiled`."""
+    a00 = a01 = a10 = a11 = a20 = a21 = a30 = a31 = vec_zero()
+    for t in range(src_base.size):
+        p = src_base[t] + cbase
+        for _ in range(cin_g):
+            w0, w1, w2, w3 = vec_splat(w[k]), vec_splat(w[k + 1]), vec_splat(w[k + 2]), vec_splat(w[k + 3])
+            s = vec_load(src, p)
+            a00, a10, a20, a30 = vec_fma(w0, s, a00), vec_fma(w1, s, a10), vec_fma(w2, s, a20), vec_fma(w3, s, a30)
+            s = vec_load(src, p + 16)
+            a01, a11, a21, a31 = vec_fma(w0, s, a01), vec_fma(w1, s, a11), vec_fma(w2, s, a21), vec_fma(w3, s, a31)
+            p += src_stride
+            k += 4
+    vec_store(d, q, a00), vec_store(d, q + 16, a01)
+    vec_store(d, q + length, a10), vec_store(d, q + length + 16, a11)
+    vec_store(d, q + 2 * length, a20), vec_store(d, q + 2 * length + 16, a21)
+    vec_store(d, q + 3 * length, a30), vec_store(d, q + 3 * length + 16, a31)
+
+
+@_accel.jit
+def _gather_tile1(d, q, src, src_base, cbase, src_stride, w, k, cin_g):
+    """1 row x 32 columns of :func:`_gather_tiled`."""
+    a0 = a1 = vec_zero()
+    for t in range(src_base.size):
+        p = src_base[t] + cbase
+        for _ in range(cin_g):
+            w0 = vec_splat(w[k])
+            a0, a1 = vec_fma(w0, vec_load(src, p), a0), vec_fma(w0, vec_load(src, p + 16), a1)
+            p += src_stride
+            k += 1
+    vec_store(d, q, a0), vec_store(d, q + 16, a1)
+# fmt: on
+
+
+@_accel.jit(fastmath={"contract"})
+def _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g, start, run):
+    """:func:`_gather_tiled` on the columns ``[start, start + run)`` by plain loops (runs shorter than a tile);
+    same order of terms, each by one fused multiply-add."""
+    for r in range(rows):
+        cbase = (r // cout_g) * cin_g * src_stride + start
+        q = r * length + start
+        for j in range(run):
+            d[q + j] = 0.0
+        for t in range(src_base.size):
+            for c in range(cin_g):
+                wv = w[(t * cin_g + c) * rows + r]
+                p = src_base[t] + cbase + c * src_stride
+                for j in range(run):
+                    d[q + j] += wv * src[p + j]
+
+
+# Register-tiled grad_weight (explicit 16-lane vectors): a tile of 6 (or 4, or 1) a-rows x 4 b-rows keeps one
+# vector of lane partial sums per pair in registers over a block of columns (per step: 10 loads for 24
+# multiply-adds), then folds each a-row's 4 vectors into one (``vec_fold4``: 4 lanes per pair) and adds it to
+# ``part`` ([taps, rows, cin_g, 4], summed over the lanes once at the end): no horizontal sum per pair.
+@_accel.jit
+def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block):
+    """``part[t, r, c, lane] += sum a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]``
+    over the columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``), column ``j`` in lane
+    ``j % 4`` of its block (a block's last, partial step counted once: see the tiles)."""
+    taps, rows = part.shape[0], part.shape[1]
+    p = part.reshape(-1)
+    t_step, row_step = rows * cin_g * 4, cin_g * 4  # in ``p``: from one kernel offset / a-row to the next
+    quads = cin_g // 4  # source rows in tiles of 4 (the rest by the plain loop below)
+    for start in starts:
+        r = 0
+        while r < rows:
+            g = r // cout_g
+            left = (g + 1) * cout_g - r  # rows left in the group: 6 at a time, ending on 4 or 4 + 4 when possible
+            block = 4 if left in (4, 8) else (6 if left >= 6 else (4 if left >= 4 else 1))
+            tiled = 4 * quads if run >= 16 else 0  # source rows done by the tiles
+            for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
+                q = (r * cin_g + c) * 4
+                j0, end = start, start + run
+                while j0 < end:  # blocks of columns (a last one shorter than a step joins the one before)
+                    n = min(cols_block, end - j0)
+                    n = end - j0 if end - j0 - n < 16 else n
+                    pa, pb = a_base + r * a_stride + j0, (g * cin_g + c) * b_stride + j0
+                    if block == 6:
+                        _dots_tile6(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
+                    elif block == 4:
+                        _dots_tile4(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
+                    else:
+                        _dots_tile1(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
+                    j0 += n
+            for t in range(taps if tiled < cin_g else 0):
+                for i in range(block):
+                    for c in range(tiled, cin_g):
+                        ai, bi = a_base + (r + i) * a_stride + start, b_base[t] + (g * cin_g + c) * b_stride + start
+                        acc = np.float32(0.0)
+                        for j in range(run):
+                            acc += a[ai + j] * b[bi + j]
+                        p[t * t_step + (r + i) * row_step + c * 4] += acc
+            r += block
+
+
+# fmt: off
+@_accel.jit
+def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
+    """6 a-rows x 4 b-rows of :func:`_dots_tiled` (``q0``: flat index of the first pair's lanes in ``p``)."""
+    steps, tail = n // 16, n % 16
+    for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
+        pb, q = b_base[t] + pb0, q0 + t * t_step
+        s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = s20 = s21 = s22 = s23 = vec_zero()
+        s30 = s31 = s32 = s33 = s40 = s41 = s42 = s43 = s50 = s51 = s52 = s53 = vec_zero()
+        for k in range(steps):
+            j = 16 * k
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            y = vec_load(a, pa + j)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_load(a, pa + a_stride + j)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_load(a, pa + 2 * a_stride + j)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_load(a, pa + 3 * a_stride + j)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+            y = vec_load(a, pa + 4 * a_stride + j)
+            s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
+            y = vec_load(a, pa + 5 * a_stride + j)
+            s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
+        if tail and steps:  # the last columns: a step ending at column n, without the lanes summed already
+            j = n - 16
+            x0, x1 = vec_keep_last(vec_load(b, pb + j), tail), vec_keep_last(vec_load(b, pb + b_stride + j), tail)
+            x2 = vec_keep_last(vec_load(b, pb + 2 * b_stride + j), tail)
+            x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
+            y = vec_keep_last(vec_load(a, pa + j), tail)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_keep_last(vec_load(a, pa + a_stride + j), tail)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_keep_last(vec_load(a, pa + 2 * a_stride + j), tail)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_keep_last(vec_load(a, pa + 3 * a_stride + j), tail)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+            y = vec_keep_last(vec_load(a, pa + 4 * a_stride + j), tail)
+            s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
+            y = vec_keep_last(vec_load(a, pa + 5 * a_stride + j), tail)
+            s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
+        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
+        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), vec_fold4(s10, s11, s12, s13)))
+        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), vec_fold4(s20, s21, s22, s23)))
+        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), vec_fold4(s30, s31, s32, s33)))
+        vec_store(p, q + 4 * row_step, vec_add(vec_load(p, q + 4 * row_step), vec_fold4(s40, s41, s42, s43)))
+        vec_store(p, q + 5 * row_step, vec_add(vec_load(p, q + 5 * row_step), vec_fold4(s50, s51, s52, s53)))
+
+
+@_accel.jit
+def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
+    """4 a-rows x 4 b-rows of :func:`_dots_tiled`."""
+    steps, tail = n // 16, n % 16
+    for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
+        pb, q = b_base[t] + pb0, q0 + t * t_step
+        s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = s20 = s21 = s22 = s23 = vec_zero()
+        s30 = s31 = s32 = s33 = vec_zero()
+        for k in range(steps):
+            j = 16 * k
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            y = vec_load(a, pa + j)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_load(a, pa + a_stride + j)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_load(a, pa + 2 * a_stride + j)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_load(a, pa + 3 * a_stride + j)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+        if tail and steps:  # the last columns: a step ending at column n, without the lanes summed already
+            j = n - 16
+            x0, x1 = vec_keep_last(vec_load(b, pb + j), tail), vec_keep_last(vec_load(b, pb + b_stride + j), tail)
+            x2 = vec_keep_last(vec_load(b, pb + 2 * b_stride + j), tail)
+            x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
+            y = vec_keep_last(vec_load(a, pa + j), tail)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+            y = vec_keep_last(vec_load(a, pa + a_stride + j), tail)
+            s10, s11, s12, s13 = vec_fma(y, x0, s10), vec_fma(y, x1, s11), vec_fma(y, x2, s12), vec_fma(y, x3, s13)
+            y = vec_keep_last(vec_load(a, pa + 2 * a_stride + j), tail)
+            s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
+            y = vec_keep_last(vec_load(a, pa + 3 * a_stride + j), tail)
+            s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
+        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
+        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), vec_fold4(s10, s11, s12, s13)))
+        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), vec_fold4(s20, s21, s22, s23)))
+        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), vec_fold4(s30, s31, s32, s33)))
+
+
+@_accel.jit
+def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
+    """1 a-row x 4 b-rows of :func:`_dots_tiled`."""
+    steps, tail = n // 16, n % 16
+    for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
+        pb, q = b_base[t] + pb0, q0 + t * t_step
+        s00 = s01 = s02 = s03 = vec_zero()
+        for k in range(steps):
+            j = 16 * k
+            x0, x1 = vec_load(b, pb + j), vec_load(b, pb + b_stride + j)
+            x2, x3 = vec_load(b, pb + 2 * b_stride + j), vec_load(b, pb + 3 * b_stride + j)
+            y = vec_load(a, pa + j)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+        if tail and steps:  # the last columns: a step ending at column n, without the lanes summed already
+            j = n - 16
+            x0, x1 = vec_keep_last(vec_load(b, pb + j), tail), vec_keep_last(vec_load(b, pb + b_stride + j), tail)
+            x2 = vec_keep_last(vec_load(b, pb + 2 * b_stride + j), tail)
+            x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
+            y = vec_keep_last(vec_load(a, pa + j), tail)
+            s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
+        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
+# fmt: on
+
+
 def _empty_path(grad_output, input, weight, bias_sizes, output_mask):  # noqa: A002 - the spec's name
     """CANN's empty-tensor result: zero-filled grad_weight and grad_bias, grad_input left unwritten."""
     mask = [bool(m) for m in output_mask]
@@ -742,6 +1097,7 @@ def cost(
     grads = int(bool(mask[0])) + int(bool(mask[1]))
     # (the compiled path holds at most this much: its grid buffers are per batch of samples, plus a y lead)
     nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 4 * cy * shift + 8 * (cx + cy) * cols * grads
+    nbytes += 16 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's lane sums, the packed weights
     macs = taps * cy * (cx // groups) * cols
     ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs

@@ -1,11 +1,14 @@
 """ConvolutionBackward: every implementation path against PyTorch, on channel counts that reach every block.
 
 The kernel has a NumPy reference path (``ACLNN_KERNELS=numpy``: one stacked GEMM for small problems, else one
-GEMM per kernel offset over column chunks) and a compiled path (Numba: register-blocked grid products in
-blocks of 4 x 4 / 4 x 8 channels with 1-channel remainders, column blocks sized to the cache, batches of
-samples; tiny problems keep the stacked GEMMs). The configurations below choose channels per group so that each block shape and remainder is
-used (cin/g of 1, 3, 4, 5, 8, 12, 13; cout/g of 1, 2, 4, 5, 7, 9), and the tests shrink the batch, column-block
-and chunk sizes to run the multi-batch and multi-block loops on small inputs. Both paths must agree with
+GEMM per kernel offset over column chunks) and a compiled path (Numba, batches of samples; tiny problems keep
+the stacked GEMMs): grad_input by register tiles of 8, 4 or 1 rows x 32 columns (runs shorter than a tile by
+a plain loop), grad_weight by tiles of 6 or 4 or 1 rows x 4 source rows over blocks of columns (a masked last
+step; remainder source rows and runs shorter than a step by a plain loop); groups of 1-3 channels by 4 x 4 dot
+products and 4 x 8 gathered rows in column blocks sized to the cache. The configurations below choose
+channels per group so that each tile shape and remainder is used (cin/g of 1, 3, 4, 5, 8, 12, 13; cout/g of
+1, 2, 4, 5, 7, 9, 11, 12, 14), and the tests shrink the batch, column-block and chunk sizes to run the
+multi-batch and multi-block loops on small inputs. Both paths must agree with
 ``torch.ops.aten.convolution_backward`` within the tolerances of ``test_convolution_backward`` (float32:
 rtol 1e-5, atol 1e-5 * sqrt(reduction length)); half types round the float32 result once.
 """
@@ -42,6 +45,24 @@ BLOCKS = {
         [5, 6], 10, 14, [3, 2], [2, 3], [1, 0], [1, 2], groups=2, transposed=True, output_padding=[1, 2]
     ),
     "3d_transposed_c8": cfg([3, 4, 5], 8, 8, [2, 3, 3], [2, 1, 2], [0, 1, 1], [1, 1, 1], transposed=True),
+}
+
+# The grad_weight tiles (rows 14 = 6 + 4 + 4, 11 = 6 + 4 + 1, 12 = 6 + 6 per group; source rows 13 = 3 x 4 + 1)
+# and the grad_input tiles (rows 13 = 8 + 4 + 1, 11 = 8 + 1 + 1 + 1, 16 = 8 + 8 per group), with runs that end in
+# partial steps and tiles, runs shorter than a step or a tile, and strided grids (offsets on several phases).
+TILES = {
+    "2d_s2_c13_to_14": cfg([11, 40], 13, 14, [3, 3], [2, 2], [1, 1], [1, 1]),
+    "2d_transposed_s2_c12_to_11": cfg(
+        [6, 21], 12, 11, [3, 3], [2, 2], [1, 1], [1, 1], transposed=True, output_padding=[1, 1]
+    ),
+    "2d_c13_to_14": cfg([9, 40], 13, 14, [3, 3], [1, 1], [1, 1], [1, 1]),
+    "2d_c13_to_11_dilated": cfg([7, 45], 13, 11, [2, 3], [1, 1], [1, 2], [2, 2], n=3),
+    "2d_groups_32_to_24": cfg([6, 37], 32, 24, [3, 3], [1, 1], [1, 1], [1, 1], groups=2),
+    "2d_transposed_c11_to_13": cfg([8, 35], 11, 13, [3, 3], [1, 1], [1, 1], [1, 1], transposed=True),
+    "3d_c8_to_14": cfg([4, 5, 21], 8, 14, [3, 3, 3], [1, 1, 1], [1, 1, 1], [1, 1, 1]),
+    "1d_long_c13_to_14": cfg([300], 13, 14, [5], [1], [2], [1]),
+    "1d_short_runs": cfg([12], 9, 10, [3], [1], [1], [1], n=3),
+    "1d_runs_of_20": cfg([20], 9, 12, [3], [1], [1], [1], n=3),
 }
 
 # Asymmetric [top, bottom, left, right] padding on the compiled path (its spans start at the top/left pad).
@@ -82,13 +103,27 @@ def test_paths_vs_aten(name, mode, rng):
     _check_all(_run(mode, gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
 
 
-@pytest.mark.parametrize("name", ["2d_c13_to_9", "2d_groups_7x5", "3d_c9_to_12_s2", "2d_transposed_groups"])
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("name", list(TILES))
+def test_tiles_vs_aten(name, mode, rng):
+    c = TILES[name]
+    assert min(c["cin"], c["cout"]) // c["groups"] >= conv._TILES_MIN_CHANNELS  # (the tiles take these)
+    gy, x, w = _make(rng, c)
+    _check_all(_run(mode, gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
+
+
+@pytest.mark.parametrize(
+    "name", ["2d_c13_to_9", "2d_groups_7x5", "3d_c9_to_12_s2", "2d_transposed_groups", "2d_c13_to_14"]
+)
 def test_small_batches_and_column_blocks(name, rng, monkeypatch):
-    """One sample per batch and the narrowest column blocks: the loops over batches, segments and blocks."""
-    c = dict(BLOCKS[name], n=4)
+    """One sample per batch and the narrowest column blocks: the loops over batches, segments and blocks
+    (grad_weight tile blocks of 20 columns: partial last steps, and last blocks shorter than a step that join
+    the block before)."""
+    c = dict({**BLOCKS, **TILES}[name], n=4)
     gy, x, w = _make(rng, c)
     monkeypatch.setattr(conv, "_BATCH_BYTES", 1)
     monkeypatch.setattr(conv, "_CACHE_BYTES", 1)
+    monkeypatch.setattr(conv, "_DOTS_BLOCK", 20)
     _check_all(_run("compiled", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
 
 
@@ -162,3 +197,80 @@ def test_cost_covers_the_compiled_buffers():
     grid = conv._Grid(4, (20, 18), (10, 18), (3, 3), (2, 1), (1, 1), (1, 1))
     held = conv._grid_bytes(grid, 12, 9) + 4 * (x.size + w.size)  # all samples in one batch, plus the results
     assert conv.cost(gy, x, w, *args).bytes >= held
+    # stride 1: grad_weight's 4 lane sums per weight (the tiles), plus the packed weights
+    gy1 = np.zeros((4, 9, 20, 18), np.float32)
+    args1 = ([9], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
+    grid1 = conv._Grid(4, (20, 18), (20, 18), (3, 3), (1, 1), (1, 1), (1, 1))
+    held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * 4 * w.size + 8 * w.size
+    assert conv._dot_tiles_apply(12, 9)
+    assert conv.cost(gy1, x, w, *args1).bytes >= held1
+
+
+def test_tiles_add_no_nan_for_infinite_inputs(rng):
+    """The grad_weight tiles' masked last step and the overlapping last grad_input tile re-read columns already
+    summed: with infinities in the inputs they must not turn into NaN where the NumPy path (and torch) keep
+    +-inf (the masked lanes are selected away, never multiplied by zero)."""
+    c = TILES["1d_runs_of_20"]
+    gy, x, w = _make(rng, c)
+    gy, x = np.abs(gy) + 0.5, np.abs(x) + 0.5  # positive: an infinity stays +inf through every sum
+    gy[0, 2, 17] = np.inf  # a column of the last, partial step of its run
+    x[1, 4, 18] = np.inf
+    got, ref = _run("compiled", gy, x, w, c), _run("numpy", gy, x, w, c)
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(r))
+        np.testing.assert_array_equal(np.isinf(g), np.isinf(r))
+    assert np.isinf(got[1]).any() and not np.isnan(got[1]).any()
+
+
+def test_tile_row_blocks():
+    """The grad_input tiles cover each group's rows with 8-, 4- and 1-row tiles; the weights are laid out in
+    the same order, one contiguous ``[t, c, tile row]`` stream per tile."""
+    rows = []
+    r = 0
+    while r < 26:  # two groups of 13 rows
+        block = conv._gather_rows(r, 26, 13)
+        rows.append(block)
+        r += block
+    assert rows == [8, 4, 1, 8, 4, 1]
+    wp = np.arange(2 * 3 * 13, dtype=np.float32).reshape(2, 3, 13)
+    tiled = conv._tiled_weights(wp, 13)
+    np.testing.assert_array_equal(tiled[: 2 * 3 * 8], wp[:, :, :8].reshape(-1))
+    np.testing.assert_array_equal(tiled[-2 * 3 :], wp[:, :, 12].reshape(-1))
+
+
+def test_vector_helpers():
+    """``_accel.vec_*`` (the tiles' explicit vectors): loads, stores, splats, exact fused multiply-adds, sums and
+    ``vec_keep_last`` for every count, against NumPy."""
+    from generator.kernels._accel import (
+        vec_add,
+        vec_fma,
+        vec_fold4,
+        vec_keep_last,
+        vec_load,
+        vec_splat,
+        vec_store,
+        vec_zero,
+    )
+
+    @_accel.jit
+    def lanes(a, b, out):  # out rows: fma(a, splat(b[0]), a[16:]), a + zero, keep_last(a, k) for k = 0..16, fold4
+        x, y = vec_load(a, 0), vec_load(a, 16)
+        vec_store(out, 0, vec_fma(x, vec_splat(b[0]), y))
+        vec_store(out, 16, vec_add(x, vec_zero()))
+        for k in range(17):
+            vec_store(out, 32 + 16 * k, vec_keep_last(x, k))
+        vec_store(out, 32 + 16 * 17, vec_fold4(vec_load(b, 1), vec_load(b, 17), vec_load(b, 33), vec_load(b, 49)))
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(32).astype(np.float32)
+    a[3] = np.inf
+    b = np.concatenate([[1.0 / 3.0], rng.integers(-50, 50, 64)]).astype(np.float32)  # integers: exact sums
+    out = np.full(32 + 18 * 16, np.nan, np.float32)
+    lanes(a, b, out)
+    np.testing.assert_array_equal(out[-16:], b[1:].reshape(4, 4, 4).sum(axis=1).reshape(-1))  # lanes mod 4
+    fused = (a[:16].astype(np.float64) * np.float64(b[0]) + a[16:]).astype(np.float32)  # exact product, one rounding
+    np.testing.assert_array_equal(out[:16], fused)
+    np.testing.assert_array_equal(out[16:32], a[:16])
+    for k in range(17):
+        expect = np.where(np.arange(16) >= 16 - k, a[:16], np.float32(0.0))
+        np.testing.assert_array_equal(out[32 + 16 * k : 48 + 16 * k], expect)  # zeros, never 0 * inf = NaN
