@@ -1156,7 +1156,7 @@ def _read_rows(out: Path, units) -> dict[str, dict]:
         if fs.sha256(body).encode() != seal:
             continue
         try:
-            part = fs.load_json(body)
+            part = fs.load_json(body, many=True)
         except ValueError:
             continue
         found.setdefault(wanted[name], {})[part_hash.decode("ascii", "replace")] = part
