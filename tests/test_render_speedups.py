@@ -102,28 +102,11 @@ def test_cpp_comment_lines_ascii_path_wraps_like_the_plain_algorithm(text, width
     assert cpp.comment_lines(text, width, indent) == plain_comment_lines(text, width, indent)
 
 
-def plain_doc_line(line: str, first: bool, last: bool) -> str:
-    """A docstring line escaped character by character (no shortcut for lines with nothing to escape)."""
-    out, end = [], len(line) - 1
-    for i, ch in enumerate(line):
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            edge = (first and i == 0) or (last and i == end)
-            run = (i > 0 and line[i - 1] == '"') or (i < end and line[i + 1] == '"')
-            out.append('\\"' if edge or run else ch)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out.append(pyesc._escape_char(ch))
-    return "".join(out)
-
-
 @settings(max_examples=400, deadline=None)
 @given(TEXT, st.booleans(), st.booleans())
 def test_python_docstring_line_shortcut(text, first, last):
     for line in [text, *text.splitlines()]:
-        assert pyesc._doc_line(line, first, last) == plain_doc_line(line, first, last)
+        assert pyesc._doc_line(line, first, last) == pyesc._escaped_doc_line(line, first, last)
 
 
 def plain_sentences(text: str) -> list[str]:

@@ -112,6 +112,10 @@ def _lines(text: str, width: int | None) -> list[str]:
 def _doc_line(line: str, first: bool, last: bool) -> str:
     if '"' not in line and "\\" not in line and line.isprintable():
         return line  # the common case: nothing to escape
+    return _escaped_doc_line(line, first, last)
+
+
+def _escaped_doc_line(line: str, first: bool, last: bool) -> str:
     out = []
     end = len(line) - 1
     for i, ch in enumerate(line):
