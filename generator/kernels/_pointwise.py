@@ -30,7 +30,7 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import as_f32, as_value, put
-from generator.kernels._common import BFLOAT16
+from generator.kernels._common import BFLOAT16, FLOAT_DTYPES
 from generator.runtime import rules
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "blend",
     "blocked_map",
     "broadcast_shape",
+    "check_inputs",
     "compute_dtype",
     "driver",
     "fused",
@@ -93,6 +94,20 @@ def promote(a, b) -> np.dtype:
         return _NUMPY_BY_NAME[rules.promote(name_a, name_b)]
     except (ValueError, KeyError):
         raise TypeError(f"dtypes {name_a} and {name_b} cannot be promoted") from None
+
+
+def check_inputs(named: Sequence[tuple], supported: Sequence[str] | None = None) -> None:
+    """Raise TypeError for an input whose dtype is not ``supported`` (aclDataType names; None: float32,
+    float16 or bfloat16) and ValueError for a rank over 8; ``named``: (name, dtype, rank) per input,
+    checked in order. Kernels call it from a cached per-(dtypes, ranks) function."""
+    for name, dtype, ndim in named:
+        if supported is None:
+            if np.dtype(dtype) not in FLOAT_DTYPES:
+                raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
+        elif acl_name(dtype) not in supported:
+            raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(supported)}")
+        if ndim > 8:
+            raise ValueError(f"{name}: rank {ndim} exceeds 8")
 
 
 def compute_dtype(dtype) -> np.dtype:

@@ -37,8 +37,8 @@ import functools
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F32, blocked_map, driver, fused, numel, zero_where
+from generator.kernels._common import Cost
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, check_inputs, driver, fused, numel, zero_where
 
 __all__ = ["cost", "hardtanh_backward"]
 
@@ -56,11 +56,7 @@ _FUSED = driver(_drop, 2, select=True)
 @functools.lru_cache(maxsize=256)
 def _check(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> None:
     """Raise for dtypes or ranks the op rejects (cached: accepted combinations return at once)."""
-    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
-        if np.dtype(dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
-        if ndim > 8:
-            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    check_inputs((("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)))
     if grad_dtype != self_dtype:
         raise TypeError(f"grad_output dtype {grad_dtype} differs from self dtype {self_dtype}")
 

@@ -42,10 +42,10 @@ from generator.kernels import _accel
 from generator.kernels._common import Cost
 from generator.kernels._pointwise import (
     BLOCK,
-    acl_name,
     blend,
     blocked_map,
     broadcast_shape,
+    check_inputs,
     compute_dtype,
     driver,
     fused,
@@ -72,11 +72,7 @@ _EXACT = driver(_fused_chain, 2, exact=True)  # float64: ``g * slope`` in float6
 @functools.lru_cache(maxsize=256)
 def _decide(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> tuple:
     """``(result dtype, compiled loop)`` of a call's dtypes and ranks (cached); raises for bad ones."""
-    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
-        if acl_name(dtype) not in _SUPPORTED:
-            raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(_SUPPORTED)}")
-        if ndim > 8:
-            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    check_inputs((("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)), _SUPPORTED)
     dtype = promote_dtypes(grad_dtype, self_dtype)
     return dtype, (_EXACT if dtype == np.float64 else _FUSED)
 

@@ -36,8 +36,8 @@ import functools
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, driver, fused, numel
+from generator.kernels._common import Cost
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, check_inputs, driver, fused, numel
 
 __all__ = ["cost", "mse_loss_backward"]
 
@@ -56,11 +56,7 @@ _FUSED = driver(_fused_chain, 3)
 @functools.lru_cache(maxsize=256)
 def _check(dtypes: tuple, ndims: tuple) -> None:
     """Raise for dtypes or ranks the op rejects (cached: accepted calls return at once)."""
-    for name, dtype, ndim in zip(("grad_output", "self", "target"), dtypes, ndims):
-        if np.dtype(dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
-        if ndim > 8:
-            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    check_inputs(tuple(zip(("grad_output", "self", "target"), dtypes, ndims)))
     if not (dtypes[0] == dtypes[1] == dtypes[2]):
         raise TypeError("grad_output, self and target must have the same dtype")
 

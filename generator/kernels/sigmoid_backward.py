@@ -38,9 +38,9 @@ from generator.kernels._accel import fma
 from generator.kernels._common import Cost
 from generator.kernels._pointwise import (
     BLOCK,
-    acl_name,
     blocked_map,
     broadcast_shape,
+    check_inputs,
     compute_dtype,
     driver,
     fused,
@@ -98,11 +98,7 @@ _COMPLEX = driver(_complex_chain, 2, exact=True)
 @functools.lru_cache(maxsize=256)
 def _decide(grad_dtype, output_dtype, grad_ndim: int, output_ndim: int) -> tuple:
     """``(result dtype, compiled loop, its params)`` of a call's dtypes and ranks (cached); raises for bad ones."""
-    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("output", output_dtype, output_ndim)):
-        if acl_name(dtype) not in _SUPPORTED:
-            raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(_SUPPORTED)}")
-        if ndim > 8:
-            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    check_inputs((("grad_output", grad_dtype, grad_ndim), ("output", output_dtype, output_ndim)), _SUPPORTED)
     dtype = promote_dtypes(grad_dtype, output_dtype)
     if dtype.kind == "c":
         part = np.finfo(dtype).dtype.type

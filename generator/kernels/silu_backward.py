@@ -33,8 +33,8 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import exp32_normal
-from generator.kernels._common import FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, driver, fused, numel
+from generator.kernels._common import Cost
+from generator.kernels._pointwise import BLOCK, F32, blocked_map, broadcast_shape, check_inputs, driver, fused, numel
 
 __all__ = ["cost", "silu_backward"]
 
@@ -68,11 +68,7 @@ _FUSED = driver(_fused_chain, 2, contract=True)
 @functools.lru_cache(maxsize=256)
 def _result_dtype(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> np.dtype:
     """The result dtype of a call's dtypes and ranks (cached); raises for the ones the op rejects."""
-    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
-        if np.dtype(dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
-        if ndim > 8:
-            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    check_inputs((("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)))
     return grad_dtype if grad_dtype == self_dtype else F32
 
 

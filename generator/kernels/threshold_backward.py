@@ -45,9 +45,9 @@ from generator.kernels._common import Cost
 from generator.kernels._pointwise import (
     BLOCK,
     F32,
-    acl_name,
     blocked_map,
     broadcast_shape,
+    check_inputs,
     driver,
     fused,
     itemsize,
@@ -88,11 +88,7 @@ _FUSED = driver(_drop, 2, select=True)
 @functools.lru_cache(maxsize=256)
 def _check(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> None:
     """Raise for dtypes or ranks the op rejects (cached: accepted combinations return at once)."""
-    for name, dtype, ndim in (("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)):
-        if acl_name(dtype) not in _SUPPORTED:
-            raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(_SUPPORTED)}")
-        if ndim > 8:
-            raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    check_inputs((("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)), _SUPPORTED)
     if grad_dtype != self_dtype:
         raise TypeError(f"grad_output dtype {grad_dtype} differs from self dtype {self_dtype}")
 
