@@ -1064,9 +1064,8 @@ class _Run:
             if self.verbose:
                 print(f"wrote {display_path(target)}")
         removed = 0
-        if isinstance(owned, str) and self.only is None and owned == record_text(produced):
-            pass  # the record lists exactly the files produced: nothing to delete, nothing to update
-        else:
+        # A record listing exactly the files produced needs no deletion and no update.
+        if not (isinstance(owned, str) and self.only is None and owned == record_text(produced)):
             owned = _parse_record(owned) if isinstance(owned, str) else owned
             removed = sum(
                 self._remove(rel) for rel in sorted(owned) if rel.startswith(self.domain) and rel not in produced

@@ -746,14 +746,6 @@ def float32_to_half(array: np.ndarray, out: np.ndarray | None = None) -> np.ndar
     return target.reshape(np.shape(array)) if out is None else target
 
 
-def bfloat16_to_float32(array: np.ndarray) -> np.ndarray:
-    """A bfloat16 array as a new float32 array (exact)."""
-    bits = ready(array).view(np.int16).reshape(-1)
-    target = np.empty(bits.size, np.float32)
-    _convert(bits, target)
-    return target.reshape(array.shape)
-
-
 def float32_to_bfloat16(array: np.ndarray, dtype) -> np.ndarray:
     """A float32 array rounded to bfloat16 (``dtype``: ml_dtypes' bfloat16), like ``astype``; a new array."""
     values = ready(array, np.float32).reshape(-1)

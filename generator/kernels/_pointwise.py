@@ -96,10 +96,11 @@ def promote(a, b) -> np.dtype:
         raise TypeError(f"dtypes {name_a} and {name_b} cannot be promoted") from None
 
 
-def check_inputs(named: Sequence[tuple], supported: Sequence[str] | None = None) -> None:
+def check_inputs(named: Sequence[tuple], supported: Sequence[str] | None = None, *, same_dtype: bool = False) -> None:
     """Raise TypeError for an input whose dtype is not ``supported`` (aclDataType names; None: float32,
     float16 or bfloat16) and ValueError for a rank over 8; ``named``: (name, dtype, rank) per input,
-    checked in order. Kernels call it from a cached per-(dtypes, ranks) function."""
+    checked in order. ``same_dtype``: TypeError too when an input's dtype differs from the first one's.
+    Kernels call it from a cached per-(dtypes, ranks) function."""
     for name, dtype, ndim in named:
         if supported is None:
             if np.dtype(dtype) not in FLOAT_DTYPES:
@@ -108,6 +109,11 @@ def check_inputs(named: Sequence[tuple], supported: Sequence[str] | None = None)
             raise TypeError(f"{name}: dtype {dtype} is not one of {', '.join(supported)}")
         if ndim > 8:
             raise ValueError(f"{name}: rank {ndim} exceeds 8")
+    if same_dtype:
+        first, first_dtype, _ = named[0]
+        for name, dtype, _ in named[1:]:
+            if dtype != first_dtype:
+                raise TypeError(f"{first} dtype {first_dtype} differs from {name} dtype {dtype}")
 
 
 def compute_dtype(dtype) -> np.dtype:

@@ -45,8 +45,8 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import exp32
-from generator.kernels._common import FLOAT_DTYPES, Cost, from_compute, to_compute
-from generator.kernels._pointwise import driver, fused
+from generator.kernels._common import Cost, from_compute, to_compute
+from generator.kernels._pointwise import check_inputs, driver, fused
 
 __all__ = ["cost", "elu_backward"]
 
@@ -61,13 +61,10 @@ def cost(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> C
 
 
 @functools.lru_cache(maxsize=256)
-def _check(grad_dtype, self_dtype) -> None:
-    """Raise for dtypes the op rejects (cached: accepted combinations return at once)."""
-    for name, dtype in (("grad_output", grad_dtype), ("self_or_result", self_dtype)):
-        if np.dtype(dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{name}: dtype {dtype} is not one of float32, float16, bfloat16")
-    if grad_dtype != self_dtype:
-        raise TypeError(f"grad_output dtype {grad_dtype} differs from self_or_result dtype {self_dtype}")
+def _check(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> None:
+    """Raise for dtypes or ranks the op rejects (cached: accepted combinations return at once)."""
+    named = (("grad_output", grad_dtype, grad_ndim), ("self_or_result", self_dtype, self_ndim))
+    check_inputs(named, same_dtype=True)
 
 
 class _Constants(NamedTuple):
@@ -97,11 +94,9 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     """Gradient of ELU/SELU-style activations; see the module docstring for the formulas."""
     grad_output = np.asarray(grad_output)
     self_or_result = np.asarray(self_or_result)
-    _check(grad_output.dtype, self_or_result.dtype)
+    _check(grad_output.dtype, self_or_result.dtype, grad_output.ndim, self_or_result.ndim)
     if grad_output.shape != self_or_result.shape:
         raise ValueError(f"shape mismatch: grad_output {grad_output.shape} vs self_or_result {self_or_result.shape}")
-    if grad_output.ndim > 8:
-        raise ValueError(f"rank {grad_output.ndim} exceeds 8")
     is_result = bool(is_result)
     loop, params = _constants(float(alpha), float(scale), float(input_scale), is_result)
     dtype = grad_output.dtype

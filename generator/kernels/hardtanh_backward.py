@@ -56,9 +56,7 @@ _FUSED = driver(_drop, 2, select=True)
 @functools.lru_cache(maxsize=256)
 def _check(grad_dtype, self_dtype, grad_ndim: int, self_ndim: int) -> None:
     """Raise for dtypes or ranks the op rejects (cached: accepted combinations return at once)."""
-    check_inputs((("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)))
-    if grad_dtype != self_dtype:
-        raise TypeError(f"grad_output dtype {grad_dtype} differs from self dtype {self_dtype}")
+    check_inputs((("grad_output", grad_dtype, grad_ndim), ("self", self_dtype, self_ndim)), same_dtype=True)
 
 
 @functools.lru_cache(maxsize=256)

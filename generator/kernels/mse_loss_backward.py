@@ -56,9 +56,7 @@ _FUSED = driver(_fused_chain, 3)
 @functools.lru_cache(maxsize=256)
 def _check(dtypes: tuple, ndims: tuple) -> None:
     """Raise for dtypes or ranks the op rejects (cached: accepted calls return at once)."""
-    check_inputs(tuple(zip(("grad_output", "self", "target"), dtypes, ndims)))
-    if not (dtypes[0] == dtypes[1] == dtypes[2]):
-        raise TypeError("grad_output, self and target must have the same dtype")
+    check_inputs(tuple(zip(("grad_output", "self", "target"), dtypes, ndims)), same_dtype=True)
 
 
 def mse_loss_backward(grad_output, self, target, reduction) -> np.ndarray:
