@@ -74,7 +74,7 @@ class _Search:
         # Whether a call is accepted, by the call's recipe: (product, witness index, inferred?, the
         # tensors retyped, dtype). Tensors that share a dtype are retyped together, so the calls
         # tried for one of them are often the very calls tried for another: each runs once.
-        self._verdicts: dict[tuple, bool] = {}
+        self._recipes: dict[tuple, _Recipe] = {}  # recipe without the dtype -> verdicts by dtype, proofs
         # Checks whose verdict is decided by the product and by what they read (_CheckKey: the
         # dtypes a dtype check tests, what a `when` or an `expr` rule reads). A call such a check
         # rejected proves every call that agrees on those rejected too (by that check or by an
@@ -87,7 +87,7 @@ class _Search:
         # {(product, the when's values)}; a rejection there proves the check applies to such calls.
         self._applies: dict[str, set[tuple]] = {}
         self._plans: dict[tuple[str, str], list] = {}  # (product, tensor) -> _variants
-        self._templates: dict[tuple, _Template | None] = {}  # (recipe, check id) -> see _template
+        self._groups: dict[tuple[int, str], tuple[str, ...]] = {}  # (witness index, tensor) -> same-dtype tensors
         self._check_templates: dict[tuple, _Template | None] = {}  # shared by recipes: see _template
         self._coverage: dict[tuple, tuple[int, set[int]]] = {}  # see _covered
 
@@ -128,35 +128,46 @@ class _Search:
             return False
         return True
 
-    def _proven_rejected(self, recipe: tuple, base: dict, names: tuple[str, ...], dtype: str) -> bool:
+    def _proven_rejected(self, state: _Recipe, recipe: tuple, base: dict, names: tuple[str, ...], dtype: str) -> bool:
         """Whether an earlier rejection by a check covers ``base`` with ``names`` retyped."""
-        applies, checks = self._applies, self._check_keys
         product = recipe[0]
-        for check_id, seen in self._rejected.items():
-            template = self._template(recipe, base, names, check_id)
-            if template is None:
-                continue
-            key = template.fill(dtype)
-            if (product, key) in seen:
+        proofs = state.proofs
+        for proof in proofs:
+            if proof is not None and self._proves(proof, product, dtype):
                 return True
-            if check_id in applies and (product, key[1]) in applies[check_id]:
-                if checks[check_id].outside(product, key[0]):
-                    return True  # the check applies here and a tested dtype is outside its list
+        rejected = self._rejected
+        if len(proofs) < len(rejected):  # checks that rejected a call since this recipe last looked
+            for check_id in list(rejected)[len(proofs) :]:
+                template = self._template(state, recipe, base, names, check_id)
+                proof = None
+                if template is not None:
+                    proof = (template, rejected[check_id], self._applies.get(check_id), self._check_keys[check_id])
+                proofs.append(proof)
+                if proof is not None and self._proves(proof, product, dtype):
+                    return True
         return False
 
-    def _template(self, recipe: tuple, base: dict, names: tuple[str, ...], check_id: str) -> _Template | None:
-        """The check's key template for a recipe, computed when first needed. It depends only on the
-        base arguments (product, witness, inferred?) and on which of the arguments the check reads
-        are retyped: recipes that differ elsewhere share it."""
-        slot = (recipe, check_id)
-        template = self._templates.get(slot, _UNSET)
+    @staticmethod
+    def _proves(proof: tuple, product: str, dtype: str) -> bool:
+        template, seen, applies, check = proof
+        key = template.fill(dtype)
+        if (product, key) in seen:
+            return True
+        # or the check applies here and a tested dtype is outside its list
+        return applies is not None and (product, key[1]) in applies and check.outside(product, key[0])
+
+    def _template(self, state: _Recipe, recipe: tuple, base: dict, names: tuple[str, ...], check_id: str):
+        """The check's key template (``_Template`` or None) for a recipe, computed when first needed.
+        It depends only on the base arguments (product, witness, inferred?) and on which of the
+        arguments the check reads are retyped: recipes that differ elsewhere share it."""
+        template = state.templates.get(check_id, _UNSET)
         if template is _UNSET:
             check = self._check_keys[check_id]
             key = (recipe[:3], check_id, tuple(n for n in check.retypable if n in names))
             template = self._check_templates.get(key, _UNSET)
             if template is _UNSET:
                 template = self._check_templates[key] = check.template(base, names)
-            self._templates[slot] = template
+            state.templates[check_id] = template
         return template
 
     def _inferred(self, product: str, raw: dict) -> dict | None:
@@ -191,21 +202,20 @@ class _Search:
 
     def witness(self, product: str, param: str, dtype: str) -> dict | None:
         """Arguments (docs' names) of a call the validator accepts with ``param`` of ``dtype``, or None."""
-        verdicts = self._verdicts
         covered = self._covered(product, param, dtype)
-        for index, (recipe, base, names) in enumerate(self._variants(product, param)):
-            if index in covered:
+        for index, (recipe, base, names, state) in enumerate(self._variants(product, param)):
+            if covered and index in covered:
                 continue
-            key = recipe + (dtype,)
-            verdict = verdicts.get(key)
+            verdicts = state.verdicts
+            verdict = verdicts.get(dtype)
             if verdict is False:
                 continue
-            if verdict is None and self._rejected and self._proven_rejected(recipe, base, names, dtype):
-                verdicts[key] = False
+            if verdict is None and self._rejected and self._proven_rejected(state, recipe, base, names, dtype):
+                verdicts[dtype] = False
                 continue
             args = _retype(base, names, dtype)
             if verdict is None:
-                verdict = verdicts[key] = self._accepts(product, args)
+                verdict = verdicts[dtype] = self._accepts(product, args)
             if verdict:
                 return args
         return None
@@ -225,8 +235,8 @@ class _Search:
             known = self._coverage.get(slot)
             if known is None or known[0] != len(applies):  # new facts: look again
                 found = set()
-                for index, (recipe, base, names) in enumerate(self._variants(product, param)):
-                    template = self._template(recipe, base, names, check_id)
+                for index, (recipe, base, names, state) in enumerate(self._variants(product, param)):
+                    template = self._template(state, recipe, base, names, check_id)
                     if template is not None and not template.open_seen:
                         if (product, template.fill("")[1]) in applies:
                             found.add(index)
@@ -234,28 +244,37 @@ class _Search:
             covered |= known[1]
         return covered
 
-    def _variants(self, product: str, param: str) -> list[tuple[tuple, dict, tuple[str, ...]]]:
+    def _variants(self, product: str, param: str) -> list[tuple[tuple, dict, tuple[str, ...], _Recipe]]:
         """The calls to try for ``param``, in order, as (recipe without the dtype, arguments to
-        retype, the tensors retyped). For each witness: ``param`` given in it, retyped with every
-        tensor that shares its dtype (outputs re-inferred); the same on fully inferred arguments;
-        ``param`` alone on those. The same for every dtype tried, so computed once."""
+        retype, the tensors retyped, the recipe's verdicts and proofs). For each witness: ``param``
+        given in it, retyped with every tensor that shares its dtype (outputs re-inferred); the same
+        on fully inferred arguments; ``param`` alone on those. The same for every dtype tried, so
+        computed once."""
         cached = self._plans.get((product, param))
         if cached is not None:
             return cached
-        plans = []
+        calls = []
         for index, raw in enumerate(self.witnesses):
             target = raw.get(param)
             if isinstance(target, TensorDesc):
-                names = tuple(n for n, v in raw.items() if _same_dtype(v, target))
-                plans.append(((product, index, False, names), raw, names))
+                names = self._groups.get((index, param))
+                if names is None:  # the same on every product
+                    names = self._groups[(index, param)] = tuple(n for n, v in raw.items() if _same_dtype(v, target))
+                calls.append(((product, index, False, names), raw, names))
             full = self._full_args(product, index, raw)
             if full is None or not isinstance(full.get(param), TensorDesc):
                 continue
             target = full[param]
             group = tuple(n for n, v in full.items() if _same_dtype(v, target))
-            plans.append(((product, index, True, group), full, group))
+            calls.append(((product, index, True, group), full, group))
             if group != (param,):
-                plans.append(((product, index, True, (param,)), full, (param,)))
+                calls.append(((product, index, True, (param,)), full, (param,)))
+        plans = []
+        for recipe, base, names in calls:
+            state = self._recipes.get(recipe)
+            if state is None:
+                state = self._recipes[recipe] = _Recipe()
+            plans.append((recipe, base, names, state))
         self._plans[(product, param)] = plans
         return plans
 
@@ -297,12 +316,19 @@ class _CheckKey:
 
     def __init__(self, names: tuple[str, ...], reads: tuple[tuple[str, str], ...], allowed=None):
         self.names, self.reads, self.allowed = names, reads, allowed
+        self._by_product: dict[str, tuple] = {}  # product -> per tested argument, its allowed dtypes
         # The arguments whose retyping changes the check's key: all but those read by layout.
         self.retypable = names + tuple(name for name, how in reads if how != _LAYOUT and name not in names)
 
     def outside(self, product: str, dtypes: tuple) -> bool:
         """Whether one of ``dtypes`` (of ``names``; None: a null argument, skipped) is not allowed."""
-        return any(d is not None and d not in ok.get(product, ()) for d, ok in zip(dtypes, self.allowed))
+        allowed = self._by_product.get(product)
+        if allowed is None:
+            allowed = self._by_product[product] = tuple(ok.get(product, ()) for ok in self.allowed)
+        for dtype, ok in zip(dtypes, allowed):
+            if dtype is not None and dtype not in ok:
+                return True
+        return False
 
     def key(self, args: dict) -> tuple | None:
         """Everything the check's verdict depends on besides the product; None when unknown (an
@@ -348,6 +374,20 @@ class _CheckKey:
         except TypeError:
             return None
         return _Template(dtypes, seen, open_dtypes, open_seen)
+
+
+class _Recipe:
+    """What the search knows of one recipe (a call without its dtype), shared by every tensor whose
+    calls include it: the validator's verdict by dtype, the proofs (template, rejected keys,
+    applicability, check; None where the check cannot tell) of the checks that have rejected a call,
+    in the order they did, as far as it has looked, and its key template per check."""
+
+    __slots__ = ("verdicts", "proofs", "templates")
+
+    def __init__(self) -> None:
+        self.verdicts: dict[str, bool] = {}
+        self.templates: dict[str, _Template | None] = {}  # check id -> see _Search._template
+        self.proofs: list[tuple | None] = []
 
 
 class _Everywhere:
