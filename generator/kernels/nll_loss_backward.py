@@ -58,14 +58,16 @@ from generator.kernels._pointwise import F16, F32, numel, to_dtype
 
 __all__ = ["cost", "nll_loss_backward"]
 
-_TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8))
+# Sets: one hashed lookup per test (dtypes hash as they compare).
+_TARGET_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8)))
+_FLOATS = frozenset(FLOAT_DTYPES)
 # The storage of half types in compiled loops (``_accel.storage``), looked up once per call.
 _STORAGE = {F16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 
 def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
     same = grad_output.dtype == self.dtype == weight.dtype == total_weight.dtype
-    if not (same and self.dtype in FLOAT_DTYPES):  # (one test in the common case)
+    if not (same and self.dtype in _FLOATS):  # (one test in the common case)
         named = (("grad_output", grad_output), ("self", self), ("weight", weight), ("total_weight", total_weight))
         for name, array in named:
             if array.dtype not in FLOAT_DTYPES:
@@ -115,21 +117,26 @@ def nll_loss_backward(
         return np.zeros(self.shape, dtype)
     classes = self.shape[-1]
     rows = 1 if self.ndim == 1 else self.shape[0]
-    out = np.zeros((rows, classes), dtype)  # only the N written values are rounded to the result dtype
+    out = np.zeros(self.shape, dtype)  # only the N written values are rounded to the result dtype
     if _accel.enabled():  # one compiled pass: at small sizes the NumPy calls' fixed costs are the whole time
-        # Arrays made contiguous, aligned and writeable by ``ready``, so the dispatcher is called directly (the
-        # wrapper's read-only check is not needed); half types as their storage (``_accel.storage``).
+        # Arrays made contiguous, aligned and writeable by ``ready`` and flattened by ``ravel`` (a view then), so
+        # the dispatcher is called directly (the wrapper's read-only check is not needed); half types as their
+        # storage (``_accel.storage``). The loop reads the first ``rows`` targets only.
         ready, bits = _accel.ready, _STORAGE.get(self.dtype)
-        inputs = [ready(weight), ready(grad_output.reshape(-1)), ready(total_weight.reshape(-1))]
+        inputs = [ready(weight), ready(grad_output).ravel(), ready(total_weight).ravel()]
         if bits is not None:
             inputs = [a.view(bits) for a in inputs]
+        flat_target = ready(target).ravel()
+        rows_out = out if self.ndim == 2 else out.reshape(1, classes)
+        bits_out = _STORAGE.get(dtype)
         bad = _scatter_compiled.dispatcher()(
-            out if dtype not in _STORAGE else out.view(_STORAGE[dtype]), ready(target.reshape(-1)[:rows]), *inputs,
+            rows_out if bits_out is None else rows_out.view(bits_out), flat_target, *inputs,
             reduction, ignore_index, reduction == 0 and self.ndim == 2,
         )  # fmt: skip
         if bad >= 0:
-            raise IndexError(f"target {int(target.reshape(-1)[bad])} is out of bounds for {classes} classes")
-        return out.reshape(self.shape)
+            raise IndexError(f"target {int(flat_target[bad])} is out of bounds for {classes} classes")
+        return out
+    out = out.reshape(rows, classes)
     t = target.reshape(-1)[:rows].astype(np.int64, copy=False)
     rows_kept = (t != ignore_index).nonzero()[0]
     cls = t[rows_kept]
