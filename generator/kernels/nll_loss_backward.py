@@ -40,11 +40,21 @@ Speed
 -----
 The result is allocated zero-filled (``np.zeros``), then one compiled pass over the rows checks the targets
 and writes the N values (``_scatter_compiled``, bit-identical to the NumPy reference path: fancy-index
-scatter; at 4 x 1000 the NumPy path's dozen calls cost ~13 us, the compiled pass ~4 us, PyTorch ~3 us).
-A result above glibc's 32 MiB ``mmap`` threshold (the float32 result of a float16 ``self`` on 910/A2/A3 at
-16384 x 1000: 64 MB) comes as fresh pages the OS zeroes on first touch (huge pages, about 17 GB/s here):
-that is ~90% of the call and no fill strategy avoids it (a compiled one-pass zero fill + scatter into
-``np.empty`` measured 25% slower: it zeroes twice); PyTorch's float16 result (32 MB) is recycled by the heap.
+scatter; at 4 x 1000 the NumPy path's dozen calls cost ~13 us, the compiled call ~3 us, PyTorch ~2.5 us).
+Past that, the time is the zero fill of the result, nothing else: no pass reads ``self``, the half inputs
+are read as their bits and only the N used weights are widened. On 910/A2/A3 a FLOAT16 ``self`` gets a
+FLOAT result (CANN's contract), twice PyTorch's float16 bytes:
+
+* below glibc's largest dynamic ``mmap`` threshold (32 MiB; 4096 x 1000: 16 MB) the heap recycles the
+  block and ``calloc`` clears it in cache: 1.2-1.4x PyTorch's time for 2x its bytes;
+* above it (16384 x 1000: 64 MB) every call maps fresh pages that the OS zeroes on first touch (30 huge-page
+  faults, ~17 GB/s on the benchmark VM, against ~55 GB/s for a ``memset`` of recycled memory): ~3x
+  PyTorch, whose 31.25 MiB float16 result is just below the threshold and recycled. Measured alternatives
+  lose: ``np.empty`` plus a compiled zero fill and scatter in one pass is 25% slower (the OS zeroes the
+  pages anyway), a cache of freed results would keep 64 MB alive behind the caller's back and changing
+  glibc's thresholds from a library is a process-wide side effect. A process that wants recycling sets
+  them itself: with ``MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=536870912`` in the
+  environment the same call takes ~1.0 ms, 0.99x PyTorch.
 """
 
 from __future__ import annotations
