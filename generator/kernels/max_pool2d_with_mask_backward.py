@@ -100,6 +100,7 @@ _C0 = 16
 _A2_PRODUCTS = {"910b", "910_93", "a2", "a3", "ascend910b", "ascend910_93"}
 _V1_PRODUCTS = {"910", "ascend910"}
 _LANES = np.arange(_C0, dtype=np.uint16)
+_U16_LE = np.dtype("<u2")  # the bit-mask words (parsed once, not per call)
 
 
 def mask_layout(product, kernel_size) -> str:
@@ -244,7 +245,7 @@ def _v1_words(mask, n, c, kk, ho, wo) -> np.ndarray:
     c1 = -(-c // _C0)
     q = _words_per_row(ho, wo)
     raw = _raw_bytes(mask, n * c1 * kk * q * 2)
-    return raw[: n * c1 * kk * q * 2].view("<u2").reshape(n, c1, kk, q)
+    return raw[: n * c1 * kk * q * 2].view(_U16_LE).reshape(n, c1, kk, q)
 
 
 def _v1_bits(words, k, c, ho, wo) -> np.ndarray:
@@ -407,7 +408,11 @@ def max_pool2d_with_mask_backward(
     words = _v1_words(indices, n, c, kk, ho, wo)
     if _accel.enabled():
         grad_input = np.zeros((n, c, h, w), dtype=np.float32)
-        _v1_backward_compiled(_accel.ready(words), g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input)
+        # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable): the dispatcher is
+        # called directly, without the wrapper's read-only test
+        _v1_backward_compiled.dispatcher()(
+            _accel.ready(words), g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input
+        )
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]
