@@ -335,37 +335,97 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
 
+def _phase_geometry(h, w, ho, wo, sh, sw, ph, pw, kh, kw):
+    """Sizes of the phase-split accumulator of :func:`_v1_backward_compiled`: ``(pitch, rows, margin)``, a phase
+    plane holding the cells ``(r*sH + a, c*sW + b)`` of one phase ``(a, b)`` as rows of ``pitch`` (>= the
+    pooled width, so the pooled grid keeps one flat index), and the margin before and after the planes that
+    the masked lanes of partial windows may touch (a row plus the widest column shift, plus a vector)."""
+    pitch = max(wo, -(-w // sw))
+    rows = -(-h // sh)
+    shift = max(-((0 - pw) // sw), (kw - 1 - pw) // sw, 0)
+    return pitch, rows, pitch + shift + 16
+
+
 @_accel.jit
-def _v1_backward_compiled(words, g, kw, sh, sw, ph, pw, out):
-    """Compiled bit-mask backward, one channel plane at a time (the plane and its gradient stay in cache):
-    every in-bounds window cell adds ``g`` where its bit is set and ``+0.0`` elsewhere, window cell ``k``
-    outermost: exactly the NumPy path's float32 sums, in the same order, without temporaries.  The select
-    is a mask on the bit pattern of ``g`` (not ``g * bit``: inf/NaN must not leak; no branch either), and
-    indices are unsigned, so the row loops vectorise."""
+def _v1_backward_compiled(words, g, kh, kw, sh, sw, ph, pw, out, pitch, rows, margin):
+    """Compiled bit-mask backward, one channel plane at a time (everything stays in cache), the NumPy path's
+    float32 sums in the same order (window cell ``k`` outermost; ``+0.0`` where a bit is clear), bit for bit.
+
+    Window cell ``(i, j)`` sends output ``(oh, ow)`` to input cell ``(oh*sH - pH + i, ow*sW - pW + j)``: a
+    strided scatter in the input's layout (stride-2 rows of a few elements do not vectorise). The plane is
+    therefore accumulated split by phase (``(row mod sH, column mod sW)``, one sub-plane each, rows of
+    ``pitch``): there the cell's targets are the pooled grid shifted by a constant, so each cell is ONE
+    contiguous, vectorised loop over the flat pooled grid (``dst[q] += g[q] & keep[q]``). The 16-channel
+    words of a channel group are copied once per cell with the pitch, zero at the columns whose target falls
+    in the padding (so those lanes add +0.0, as the NumPy path drops them; an accumulator never holds -0.0,
+    so adding +0.0 changes nothing); the planes are then interleaved back into ``out``. Indices are unsigned
+    (no negative-index wrap test), so the loops vectorise."""
     n, c1, kk, _ = words.shape
     c, ho, wo = g.shape[1], g.shape[2], g.shape[3]
     h, w = out.shape[2], out.shape[3]
     u = np.uint64
+    plane = rows * pitch
+    grid = ho * pitch
+    acc = np.zeros(sh * sw * plane + 2 * margin, np.float32)
+    bits = np.zeros((kk, grid), np.uint16)  # one channel group's words, pitched, padding columns cleared
+    gpitched = np.zeros(grid, np.uint32)  # a plane's gradient with the pitch (when pitch != wo)
     for b in range(n):
-        for ch in range(c):
-            cb = ch // 16
-            lane = np.uint32(ch - cb * 16)
-            gp = g[b, ch].reshape(-1).view(np.uint32)
-            op = out[b, ch].reshape(-1)
+        for cb in range(c1):
             for k in range(kk):
-                i = k // kw
-                j = k - i * kw
-                row = words[b, cb, k]
-                oh_lo, oh_hi = tap_range(ho, sh, ph, i, h)
+                j = k % kw
                 ow_lo, ow_hi = tap_range(wo, sw, pw, j, w)
-                for oh in range(oh_lo, oh_hi):
-                    t0 = u(oh * wo + ow_lo)
-                    d0 = u((oh * sh - ph + i) * w + ow_lo * sw - pw + j)
-                    step = u(sw)
-                    for q in range(ow_hi - ow_lo):
-                        t = t0 + u(q)
-                        keep = np.uint32(0) - ((np.uint32(row[t]) >> lane) & np.uint32(1))  # all ones or zero
-                        op[d0 + u(q) * step] += np.uint32(gp[t] & keep).view(np.float32)  # g or +0.0
+                mask_row = words[b, cb, k]
+                bits_row = bits[k]
+                for oh in range(ho):
+                    s0, d0 = u(oh * wo), u(oh * pitch)
+                    for ow in range(wo):  # columns wo..pitch stay 0 (never written)
+                        keep = ow >= ow_lo and ow < ow_hi
+                        bits_row[d0 + u(ow)] = mask_row[s0 + u(ow)] if keep else np.uint16(0)
+            for ch in range(cb * 16, min(c, cb * 16 + 16)):
+                lane = np.uint32(ch - cb * 16)
+                gv = g[b, ch].reshape(-1).view(np.uint32)
+                if pitch != wo:
+                    for oh in range(ho):
+                        s0, d0 = u(oh * wo), u(oh * pitch)
+                        for ow in range(wo):
+                            gpitched[d0 + u(ow)] = gv[s0 + u(ow)]
+                    gv = gpitched
+                acc[:] = 0.0
+                for k in range(kk):
+                    i = k // kw
+                    j = k - i * kw
+                    oh_lo, oh_hi = tap_range(ho, sh, ph, i, h)
+                    if oh_hi <= oh_lo:
+                        continue
+                    # target phase and shift: (oh*sH - pH + i) = (oh + di)*sH + a, likewise for columns
+                    a, di = (i - ph) % sh, (i - ph) // sh
+                    bb, dj = (j - pw) % sw, (j - pw) // sw
+                    t0, t1 = oh_lo * pitch, oh_hi * pitch
+                    start = margin + (a * sw + bb) * plane + di * pitch + dj + t0
+                    target = acc[start : start + (t1 - t0)]
+                    wk, gk = bits[k][t0:t1], gv[t0:t1]
+                    for q in range(t1 - t0):
+                        uq = u(q)
+                        keep = np.uint32(0) - ((np.uint32(wk[uq]) >> lane) & np.uint32(1))  # all ones or zero
+                        target[uq] += np.uint32(gk[uq] & keep).view(np.float32)  # g or +0.0
+                op = out[b, ch].reshape(-1)
+                for a in range(sh):  # input rows a, a + sH, ...: one row of phase planes (a, 0..sW-1) each
+                    for r in range((h - a + sh - 1) // sh):
+                        hh = r * sh + a
+                        row = op[hh * w : (hh + 1) * w]
+                        base = margin + a * sw * plane + r * pitch
+                        if sw == 2:  # the two phases interleaved; both loaded, then a select: vectorises
+                            even, odd = acc[base : base + pitch], acc[base + plane : base + plane + pitch]
+                            for ww in range(w):
+                                uw = u(ww)
+                                v0 = even[uw >> u(1)]
+                                v1 = odd[uw >> u(1)]
+                                row[uw] = v1 if uw & u(1) else v0
+                        else:  # (stride 1: a copy)
+                            for bb in range(sw):
+                                phase = acc[base + bb * plane : base + bb * plane + pitch]
+                                for cc in range((w - bb + sw - 1) // sw):
+                                    row[u(cc) * u(sw) + u(bb)] = phase[u(cc)]
 
 
 def _key(values) -> tuple:
@@ -407,12 +467,11 @@ def max_pool2d_with_mask_backward(
     kk = kernel[0] * kernel[1]
     words = _v1_words(indices, n, c, kk, ho, wo)
     if _accel.enabled():
-        grad_input = np.zeros((n, c, h, w), dtype=np.float32)
+        grad_input = np.empty((n, c, h, w), dtype=np.float32)  # every cell is written
+        phases = _phase_geometry(h, w, ho, wo, *stride_, *pad, *kernel)
         # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable): the dispatcher is
         # called directly, without the wrapper's read-only test
-        _v1_backward_compiled.dispatcher()(
-            _accel.ready(words), g, kernel[1], stride_[0], stride_[1], pad[0], pad[1], grad_input
-        )
+        _v1_backward_compiled.dispatcher()(_accel.ready(words), g, *kernel, *stride_, *pad, grad_input, *phases)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]
@@ -423,11 +482,12 @@ def max_pool2d_with_mask_backward(
         i, j = divmod(k, kernel[1])
         contrib.fill(0)
         np.copyto(contrib, g, where=_v1_bits(words, k, c, ho, wo))  # not g*bit: inf/NaN must not leak
-        acc[
-            :,
-            :,
-            i : i + (ho - 1) * stride_[0] + 1 : stride_[0],
-            j : j + (wo - 1) * stride_[1] + 1 : stride_[1],
-        ] += contrib
+        with np.errstate(all="ignore"):  # IEEE sums (inf - inf is NaN), as the compiled path, without warnings
+            acc[
+                :,
+                :,
+                i : i + (ho - 1) * stride_[0] + 1 : stride_[0],
+                j : j + (wo - 1) * stride_[1] + 1 : stride_[1],
+            ] += contrib
     grad_input = acc[:, :, pad[0] : pad[0] + h, pad[1] : pad[1] + w]  # cells in the padding are dropped
     return from_compute(np.ascontiguousarray(grad_input).reshape(self.shape), self.dtype)

@@ -368,3 +368,45 @@ def test_torch_tensor_helpers_roundtrip(rng):
     _, mask = max_pool2d_with_mask(x_bf, [3], [2], [1], [1], True, product="910b")
     _, idx = F.max_pool2d(to_torch(x_bf), 3, 2, 1, ceil_mode=True, return_indices=True)
     np.testing.assert_array_equal(decode_mask(mask, x.shape, [3], [2], [1], True, layout=A2), idx.numpy())
+
+
+# The compiled bit-mask backward accumulates each plane split by phase (row mod sH, column mod sW) with a
+# pitch of max(Wo, ceil(W / sW)); these geometries cover every branch: sW 1, 2 and 3 (the three ways back
+# into the input's layout), sH != sW, a pitch wider than Wo (by more than a vector: kernel 20), partial
+# windows on every side (padding, ceil mode), 3-D self, a channel count that is not a multiple of 16.
+PHASE_CASES = [
+    ((2, 16, 28, 28), [3], [2], [1], False),  # the ResNet stem pooling: pitch == Wo
+    ((1, 5, 28, 27), [3], [2], [0], False),  # pitch 14 > Wo 13
+    ((1, 3, 9, 10), [3, 2], [1, 1], [1, 1], True),  # stride 1: a plain copy back
+    ((2, 18, 11, 13), [3], [3, 2], [1, 0], True),  # sH 3, sW 2, ceil
+    ((1, 2, 12, 14), [4, 5], [2, 3], [2, 2], True),  # sW 3: the generic interleave, maximal padding
+    ((20, 40, 41), [20], [1], [0], False),  # 3-D, kernel 20: pitch 41 = Wo 22 + 19
+    ((1, 17, 5, 5), [1], [2], [0], False),  # 1x1 kernel, stride 2: phases never targeted stay zero
+]
+
+
+@pytest.mark.parametrize("case", PHASE_CASES, ids=[f"phase{i}" for i in range(len(PHASE_CASES))])
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_v1_compiled_path_is_bit_identical_to_numpy(rng, dtype, case):
+    from generator.kernels import _accel
+
+    pytest.importorskip("numba")
+    shape, kernel, stride, padding, ceil_mode = case
+    x = rng.standard_normal(shape).astype(dtype)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, padding, [1], ceil_mode, product="910")
+    grad = rng.standard_normal(out.shape).astype(np.float32)
+    grad.reshape(-1)[::7] = np.inf
+    grad.reshape(-1)[3::13] = -np.inf  # inf - inf = NaN where both reach one cell
+    grad.reshape(-1)[5::17] = -0.0
+    grad = grad.astype(dtype)
+    noise = rng.integers(-128, 128, mask.shape).astype(np.int8)  # several bits per output, padding cells too
+    for m in (mask, noise):
+        args = (grad, x, m, kernel, stride, padding, [1], ceil_mode)
+        with _accel.forced("numpy"):
+            want = max_pool2d_with_mask_backward(*args, product="910")
+        grad.flags.writeable = False
+        with _accel.forced("compiled"):
+            got = max_pool2d_with_mask_backward(*args, product="910")
+        grad.flags.writeable = True
+        assert got.dtype == want.dtype and got.shape == want.shape == x.shape
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
