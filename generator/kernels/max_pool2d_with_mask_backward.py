@@ -176,16 +176,22 @@ def _first_inbounds_cell(kernel, stride, pad, ho, wo, h, w) -> np.ndarray:
     return first
 
 
+_MASK_DTYPES = frozenset((np.dtype(np.int8), np.dtype(np.uint8)))  # (dtypes hash as they compare)
+_BYTES = np.dtype(np.uint8)
+
+
 def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
     mask = np.asarray(mask)
-    if mask.dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
+    if mask.dtype not in _MASK_DTYPES:
         raise TypeError(f"indices must be an INT8 mask, got dtype {mask.dtype}")
     if mask.size < needed:
         raise ValueError(f"indices holds {mask.size} bytes, the mask layout needs {needed}")
-    if not mask.flags.c_contiguous and mask.size > needed:
-        # Gather only the leading bytes the layout reads (C order), not a (maybe huge, zero-stride) mask.
-        return mask[np.unravel_index(np.arange(needed), mask.shape)].view(np.uint8)
-    return np.ascontiguousarray(mask).reshape(-1).view(np.uint8)
+    if not mask.flags.c_contiguous:
+        if mask.size > needed:
+            # Gather only the leading bytes the layout reads (C order), not a (maybe huge, zero-stride) mask.
+            return mask[np.unravel_index(np.arange(needed), mask.shape)].view(_BYTES)
+        mask = np.ascontiguousarray(mask)
+    return mask.ravel().view(_BYTES)  # ravel: a view of a C-contiguous array
 
 
 def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
@@ -331,6 +337,9 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     cells = kernel[0] * kernel[1]
     lanes = (nc + 15) // 16 * 16 * ho * wo  # pooled positions of every 16-channel lane group
     nbytes = 4 * nc * hp * wp + 4 * grad_size + 8 * lanes + 6 * self_size
+    # the compiled loop's scratch (one channel group's pitched words, one plane's phases and gradient)
+    pitch, rows, margin = _phase_geometry(h, w, ho, wo, *strides, *pad, *kernel)
+    nbytes += 2 * cells * ho * pitch + 4 * ho * pitch + 4 * (strides[0] * strides[1] * rows * pitch + 2 * margin)
     ops = cells * (12 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
@@ -435,11 +444,14 @@ def _key(values) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _setup(product, kernel_size, stride, padding, dilation, ceil_mode, self_shape):
-    """Layout, normalised attributes and geometry of a call (cached: small calls are dominated by this
-    parsing; refusals raise and are not cached)."""
+    """Layout, normalised attributes, geometry, pooled shape and the compiled bit-mask loop's arguments of a
+    call (cached: small calls are dominated by this parsing; refusals raise and are not cached)."""
     layout = mask_layout(product, kernel_size)
     kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
-    return layout, kernel, stride_, pad, _geometry(self_shape, kernel, stride_, pad, ceil_mode)
+    geometry = n, c, h, w, ho, wo, lead = _geometry(self_shape, kernel, stride_, pad, ceil_mode)
+    loop_args = (*kernel, *stride_, *pad)
+    phases = _phase_geometry(h, w, ho, wo, *loop_args[2:], *kernel)
+    return layout, kernel, stride_, pad, geometry, lead + (ho, wo), loop_args, phases
 
 
 def max_pool2d_with_mask_backward(
@@ -452,11 +464,11 @@ def max_pool2d_with_mask_backward(
     check_float("grad_output", grad_output)
     if grad_output.dtype != self.dtype:
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
-    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead) = _setup(
+    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead), pooled, loop_args, phases = _setup(
         str(product), _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
     )
-    if grad_output.shape != lead + (ho, wo):
-        raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {lead + (ho, wo)}")
+    if grad_output.shape != pooled:
+        raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {pooled}")
     if n == 0:
         return np.zeros(self.shape, dtype=self.dtype)
     g = to_compute(grad_output).reshape(n, c, ho, wo)
@@ -468,10 +480,9 @@ def max_pool2d_with_mask_backward(
     words = _v1_words(indices, n, c, kk, ho, wo)
     if _accel.enabled():
         grad_input = np.empty((n, c, h, w), dtype=np.float32)  # every cell is written
-        phases = _phase_geometry(h, w, ho, wo, *stride_, *pad, *kernel)
         # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable): the dispatcher is
         # called directly, without the wrapper's read-only test
-        _v1_backward_compiled.dispatcher()(_accel.ready(words), g, *kernel, *stride_, *pad, grad_input, *phases)
+        _v1_backward_compiled.dispatcher()(_accel.ready(words), g, *loop_args, grad_input, *phases)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]

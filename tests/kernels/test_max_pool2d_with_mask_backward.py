@@ -410,3 +410,33 @@ def test_v1_compiled_path_is_bit_identical_to_numpy(rng, dtype, case):
         grad.flags.writeable = True
         assert got.dtype == want.dtype and got.shape == want.shape == x.shape
         np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("product", ["910", "910b"])
+def test_mask_layout_in_memory_does_not_matter(rng, product):
+    """The mask is read as C-order bytes: a strided view of the same bytes (exactly the needed size, or larger
+    with only the leading bytes read) gives the contiguous mask's result; uint8 reads like int8."""
+    shape, attrs = (2, 18, 9, 8), ([3], [2], [1], [1], True)
+    x = rng.standard_normal(shape).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x, *attrs, product=product)
+    grad = rng.standard_normal(out.shape).astype(np.float32)
+    want = max_pool2d_with_mask_backward(grad, x, mask, *attrs, product=product)
+    flat = mask.reshape(-1)
+    wide = np.zeros(2 * flat.size + 64, np.int8)
+    wide[: 2 * flat.size : 2] = flat
+    same_size = wide[: 2 * flat.size : 2]  # strided, exactly the mask's bytes
+    larger = wide[::2]  # strided, 32 bytes more than the mask
+    fortran = np.asfortranarray(mask)  # same values, other memory order: still read in C order
+    for m in (same_size, larger, fortran, mask.view(np.uint8)):
+        got = max_pool2d_with_mask_backward(grad, x, m, *attrs, product=product)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_cost_counts_the_compiled_scratch():
+    """A large kernel: one channel group's pitched words (kH*kW x Ho x pitch uint16) outweigh everything else."""
+    from generator.kernels.max_pool2d_with_mask_backward import cost
+
+    self = np.zeros((1, 1, 200, 200), np.float32)
+    grad = np.zeros((1, 1, 181, 181), np.float32)
+    estimate = cost(grad, self, None, [20], [1], [0], [1], False, product="910")
+    assert estimate.bytes >= 2 * 400 * 181 * 200 and estimate.param in ("self", "kernelSize")
