@@ -48,16 +48,18 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import as_f32, put
-from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._common import BFLOAT16, FLOAT_DTYPES, Cost
 
 __all__ = ["cost", "layer_norm_backward"]
 
 _BLOCK = 1 << 17  # elements per block (512 KiB per float32 temporary)
 _FLOAT64 = np.dtype(np.float64)
+_FLOAT32 = np.dtype(np.float32)
+_ACCEPTED = frozenset((*FLOAT_DTYPES, _FLOAT64))  # (dtypes hash as they compare)
 
 
 def _check_dtype(name: str, array: np.ndarray) -> None:
-    if np.dtype(array.dtype) not in FLOAT_DTYPES + (_FLOAT64,):
+    if array.dtype not in _ACCEPTED:
         raise TypeError(f"{name}: dtype {array.dtype} is not one of float32, float16, bfloat16")
 
 
@@ -181,25 +183,35 @@ def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_op
     return out_dx, out_dw, out_db
 
 
+# The storage a compiled loop reads for each half type (``_accel.storage``); float32 is read as it is.
+_HALF_BITS = {np.dtype(np.float16): np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
+
+
 def _compiled(grad_out, input, mean, rstd, weight, m, n, want_dx, want_dw, want_db):  # noqa: A002
     """The same computation compiled (``_accel``), one row at a time (the row stays in cache between its two
     passes): no float32 copies of half inputs, no temporaries; row and column sums in float64.  None when
-    the call does not qualify (Numba off, float64)."""
-    if not _accel.enabled() or input.dtype == _FLOAT64:
+    the call does not qualify (Numba off, float64).
+
+    At small sizes the Python side is a fair part of the call, so it is kept to views: ``ready`` arrays
+    (C-contiguous, aligned, writeable) flattened with ``ravel`` and the dispatcher called directly (no
+    NumPy error state either: the compiled loop does not consult it)."""
+    dtype = input.dtype
+    if dtype == _FLOAT64 or not _accel.enabled():
         return None
     # A strided, unaligned or read-only view (the CANN backend's device memory) is copied, so the result
     # does not depend on how the same values are laid out.
-    grad_out, input = _accel.ready(grad_out), _accel.ready(input)
-    f32 = np.float32
-    mu = np.ascontiguousarray(mean, dtype=f32).reshape(m)
-    rs = np.ascontiguousarray(rstd, dtype=f32).reshape(m)
-    w = np.ones(n, f32) if weight is None else np.ascontiguousarray(weight, dtype=f32).reshape(n)
-    dx = np.empty(input.shape, input.dtype) if want_dx else np.empty(0, input.dtype)
-    dw = np.zeros(n, np.float64)
-    db = np.zeros(n, np.float64)
-    g, x = _accel.storage(grad_out.reshape(-1)), _accel.storage(input.reshape(-1))
-    with np.errstate(all="ignore"):
-        _rows_compiled(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, _accel.storage(dx.reshape(-1)), dw, db)
+    ready, f32 = _accel.ready, _FLOAT32
+    g, x = ready(grad_out).ravel(), ready(input).ravel()
+    mu, rs = ready(mean, f32).ravel(), ready(rstd, f32).ravel()
+    w = np.ones(n, f32) if weight is None else ready(weight, f32).ravel()
+    dx = np.empty(input.shape if want_dx else 0, dtype)
+    flat_dx = dx.ravel()
+    bits = _HALF_BITS.get(dtype)
+    if bits is not None:
+        g, x, flat_dx = g.view(bits), x.view(bits), flat_dx.view(bits)
+    dw = np.zeros(n, _FLOAT64)
+    db = np.zeros(n, _FLOAT64)
+    _rows_compiled.dispatcher()(g, x, mu, rs, w, m, n, want_dx, want_dw, want_db, flat_dx, dw, db)
     return (
         dx if want_dx else None,
         dw.astype(f32) if want_dw else None,

@@ -40,11 +40,21 @@ Speed
 -----
 The result is allocated zero-filled (``np.zeros``), then one compiled pass over the rows checks the targets
 and writes the N values (``_scatter_compiled``, bit-identical to the NumPy reference path: fancy-index
-scatter; at 4 x 1000 the NumPy path's dozen calls cost ~13 us, the compiled pass ~4 us, PyTorch ~3 us).
-A result above glibc's 32 MiB ``mmap`` threshold (the float32 result of a float16 ``self`` on 910/A2/A3 at
-16384 x 1000: 64 MB) comes as fresh pages the OS zeroes on first touch (huge pages, about 17 GB/s here):
-that is ~90% of the call and no fill strategy avoids it (a compiled one-pass zero fill + scatter into
-``np.empty`` measured 25% slower: it zeroes twice); PyTorch's float16 result (32 MB) is recycled by the heap.
+scatter; at 4 x 1000 the NumPy path's dozen calls cost ~13 us, the compiled call ~3 us, PyTorch ~2.5 us).
+Past that, the time is the zero fill of the result, nothing else: no pass reads ``self``, the half inputs
+are read as their bits and only the N used weights are widened. On 910/A2/A3 a FLOAT16 ``self`` gets a
+FLOAT result (CANN's contract), twice PyTorch's float16 bytes:
+
+* below glibc's largest dynamic ``mmap`` threshold (32 MiB; 4096 x 1000: 16 MB) the heap recycles the
+  block and ``calloc`` clears it in cache: 1.2-1.4x PyTorch's time for 2x its bytes;
+* above it (16384 x 1000: 64 MB) every call maps fresh pages that the OS zeroes on first touch (30 huge-page
+  faults, ~17 GB/s on the benchmark VM, against ~55 GB/s for a ``memset`` of recycled memory): ~3x
+  PyTorch, whose 31.25 MiB float16 result is just below the threshold and recycled. Measured alternatives
+  lose: ``np.empty`` plus a compiled zero fill and scatter in one pass is 25% slower (the OS zeroes the
+  pages anyway), a cache of freed results would keep 64 MB alive behind the caller's back and changing
+  glibc's thresholds from a library is a process-wide side effect. A process that wants recycling sets
+  them itself: with ``MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=536870912`` in the
+  environment the same call takes ~1.0 ms, 0.99x PyTorch.
 """
 
 from __future__ import annotations
@@ -58,14 +68,16 @@ from generator.kernels._pointwise import F16, F32, numel, to_dtype
 
 __all__ = ["cost", "nll_loss_backward"]
 
-_TARGET_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8))
+# Sets: one hashed lookup per test (dtypes hash as they compare).
+_TARGET_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8)))
+_FLOATS = frozenset(FLOAT_DTYPES)
 # The storage of half types in compiled loops (``_accel.storage``), looked up once per call.
 _STORAGE = {F16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 
 def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
     same = grad_output.dtype == self.dtype == weight.dtype == total_weight.dtype
-    if not (same and self.dtype in FLOAT_DTYPES):  # (one test in the common case)
+    if not (same and self.dtype in _FLOATS):  # (one test in the common case)
         named = (("grad_output", grad_output), ("self", self), ("weight", weight), ("total_weight", total_weight))
         for name, array in named:
             if array.dtype not in FLOAT_DTYPES:
@@ -115,21 +127,26 @@ def nll_loss_backward(
         return np.zeros(self.shape, dtype)
     classes = self.shape[-1]
     rows = 1 if self.ndim == 1 else self.shape[0]
-    out = np.zeros((rows, classes), dtype)  # only the N written values are rounded to the result dtype
+    out = np.zeros(self.shape, dtype)  # only the N written values are rounded to the result dtype
     if _accel.enabled():  # one compiled pass: at small sizes the NumPy calls' fixed costs are the whole time
-        # Arrays made contiguous, aligned and writeable by ``ready``, so the dispatcher is called directly (the
-        # wrapper's read-only check is not needed); half types as their storage (``_accel.storage``).
+        # Arrays made contiguous, aligned and writeable by ``ready`` and flattened by ``ravel`` (a view then), so
+        # the dispatcher is called directly (the wrapper's read-only check is not needed); half types as their
+        # storage (``_accel.storage``). The loop reads the first ``rows`` targets only.
         ready, bits = _accel.ready, _STORAGE.get(self.dtype)
-        inputs = [ready(weight), ready(grad_output.reshape(-1)), ready(total_weight.reshape(-1))]
+        inputs = [ready(weight), ready(grad_output).ravel(), ready(total_weight).ravel()]
         if bits is not None:
             inputs = [a.view(bits) for a in inputs]
+        flat_target = ready(target).ravel()
+        rows_out = out if self.ndim == 2 else out.reshape(1, classes)
+        bits_out = _STORAGE.get(dtype)
         bad = _scatter_compiled.dispatcher()(
-            out if dtype not in _STORAGE else out.view(_STORAGE[dtype]), ready(target.reshape(-1)[:rows]), *inputs,
+            rows_out if bits_out is None else rows_out.view(bits_out), flat_target, *inputs,
             reduction, ignore_index, reduction == 0 and self.ndim == 2,
         )  # fmt: skip
         if bad >= 0:
-            raise IndexError(f"target {int(target.reshape(-1)[bad])} is out of bounds for {classes} classes")
-        return out.reshape(self.shape)
+            raise IndexError(f"target {int(flat_target[bad])} is out of bounds for {classes} classes")
+        return out
+    out = out.reshape(rows, classes)
     t = target.reshape(-1)[:rows].astype(np.int64, copy=False)
     rows_kept = (t != ignore_index).nonzero()[0]
     cls = t[rows_kept]

@@ -142,6 +142,23 @@ def test_non_contiguous_inputs(rng):
         np.testing.assert_allclose(o, wv, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_strided_read_only_statistics_and_weight(rng, dtype):
+    """Statistics and weight as strided, read-only or other-dtype views give the contiguous result bit for bit."""
+    shape, norm = (5, 6), [6]
+    g, x, mean, rstd, w = _inputs(rng, shape, norm, dtype)
+    want = layer_norm_backward(g, x, norm, mean, rstd, w, None, [True, True, True])
+    mean2 = np.repeat(mean.reshape(-1), 2)[::2]  # every other element: strided
+    rstd2 = rstd.reshape(-1).astype(np.float64)  # converted to float32 exactly
+    w2 = np.repeat(w, 2)[::2]
+    for a in (g, x, mean2, w2):
+        a.flags.writeable = False
+    got = layer_norm_backward(g, x, norm, mean2, rstd2, w2, None, [True, True, True])
+    for u, v in zip(got, want, strict=True):
+        assert u.dtype == v.dtype and u.shape == v.shape
+        np.testing.assert_array_equal(u.view(np.uint8), v.view(np.uint8))
+
+
 def test_empty_rows_give_zero_weight_and_bias_grads():
     x = np.zeros((0, 4), np.float32)
     dx, dw, db = layer_norm_backward(
@@ -198,6 +215,8 @@ def test_rejections(rng):
         run(g.astype(np.float16), x, [4], mean, rstd, w, None, [1, 1, 1])
     with pytest.raises(TypeError):  # integer input
         run(g.astype(np.int32), x.astype(np.int32), [4], mean, rstd, w, None, [1, 1, 1])
+    with pytest.raises(TypeError, match="rstd: dtype"):  # byte-swapped float32: not a dtype the op knows
+        run(g, x, [4], mean, rstd.astype(">f4"), w, None, [1, 1, 1])
 
 
 def test_cost_is_monotone_and_names_input():

@@ -368,3 +368,75 @@ def test_torch_tensor_helpers_roundtrip(rng):
     _, mask = max_pool2d_with_mask(x_bf, [3], [2], [1], [1], True, product="910b")
     _, idx = F.max_pool2d(to_torch(x_bf), 3, 2, 1, ceil_mode=True, return_indices=True)
     np.testing.assert_array_equal(decode_mask(mask, x.shape, [3], [2], [1], True, layout=A2), idx.numpy())
+
+
+# The compiled bit-mask backward accumulates each plane split by phase (row mod sH, column mod sW) with a
+# pitch of max(Wo, ceil(W / sW)); these geometries cover every branch: sW 1, 2 and 3 (the three ways back
+# into the input's layout), sH != sW, a pitch wider than Wo (by more than a vector: kernel 20), partial
+# windows on every side (padding, ceil mode), 3-D self, a channel count that is not a multiple of 16.
+PHASE_CASES = [
+    ((2, 16, 28, 28), [3], [2], [1], False),  # the ResNet stem pooling: pitch == Wo
+    ((1, 5, 28, 27), [3], [2], [0], False),  # pitch 14 > Wo 13
+    ((1, 3, 9, 10), [3, 2], [1, 1], [1, 1], True),  # stride 1: a plain copy back
+    ((2, 18, 11, 13), [3], [3, 2], [1, 0], True),  # sH 3, sW 2, ceil
+    ((1, 2, 12, 14), [4, 5], [2, 3], [2, 2], True),  # sW 3: the generic interleave, maximal padding
+    ((20, 40, 41), [20], [1], [0], False),  # 3-D, kernel 20: pitch 41 = Wo 22 + 19
+    ((1, 17, 5, 5), [1], [2], [0], False),  # 1x1 kernel, stride 2: phases never targeted stay zero
+]
+
+
+@pytest.mark.parametrize("case", PHASE_CASES, ids=[f"phase{i}" for i in range(len(PHASE_CASES))])
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_v1_compiled_path_is_bit_identical_to_numpy(rng, dtype, case):
+    from generator.kernels import _accel
+
+    pytest.importorskip("numba")
+    shape, kernel, stride, padding, ceil_mode = case
+    x = rng.standard_normal(shape).astype(dtype)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, padding, [1], ceil_mode, product="910")
+    grad = rng.standard_normal(out.shape).astype(np.float32)
+    grad.reshape(-1)[::7] = np.inf
+    grad.reshape(-1)[3::13] = -np.inf  # inf - inf = NaN where both reach one cell
+    grad.reshape(-1)[5::17] = -0.0
+    grad = grad.astype(dtype)
+    noise = rng.integers(-128, 128, mask.shape).astype(np.int8)  # several bits per output, padding cells too
+    for m in (mask, noise):
+        args = (grad, x, m, kernel, stride, padding, [1], ceil_mode)
+        with _accel.forced("numpy"):
+            want = max_pool2d_with_mask_backward(*args, product="910")
+        grad.flags.writeable = False
+        with _accel.forced("compiled"):
+            got = max_pool2d_with_mask_backward(*args, product="910")
+        grad.flags.writeable = True
+        assert got.dtype == want.dtype and got.shape == want.shape == x.shape
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("product", ["910", "910b"])
+def test_mask_layout_in_memory_does_not_matter(rng, product):
+    """The mask is read as C-order bytes: a strided view of the same bytes (exactly the needed size, or larger
+    with only the leading bytes read) gives the contiguous mask's result; uint8 reads like int8."""
+    shape, attrs = (2, 18, 9, 8), ([3], [2], [1], [1], True)
+    x = rng.standard_normal(shape).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x, *attrs, product=product)
+    grad = rng.standard_normal(out.shape).astype(np.float32)
+    want = max_pool2d_with_mask_backward(grad, x, mask, *attrs, product=product)
+    flat = mask.reshape(-1)
+    wide = np.zeros(2 * flat.size + 64, np.int8)
+    wide[: 2 * flat.size : 2] = flat
+    same_size = wide[: 2 * flat.size : 2]  # strided, exactly the mask's bytes
+    larger = wide[::2]  # strided, 32 bytes more than the mask
+    fortran = np.asfortranarray(mask)  # same values, other memory order: still read in C order
+    for m in (same_size, larger, fortran, mask.view(np.uint8)):
+        got = max_pool2d_with_mask_backward(grad, x, m, *attrs, product=product)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_cost_counts_the_compiled_scratch():
+    """A large kernel: one channel group's pitched words (kH*kW x Ho x pitch uint16) outweigh everything else."""
+    from generator.kernels.max_pool2d_with_mask_backward import cost
+
+    self = np.zeros((1, 1, 200, 200), np.float32)
+    grad = np.zeros((1, 1, 181, 181), np.float32)
+    estimate = cost(grad, self, None, [20], [1], [0], [1], False, product="910")
+    assert estimate.bytes >= 2 * 400 * 181 * 200 and estimate.param in ("self", "kernelSize")

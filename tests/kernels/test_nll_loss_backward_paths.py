@@ -72,7 +72,13 @@ def test_one_dimensional_self_and_all_ignored(rng):
     self = rng.standard_normal(7).astype(np.float32)
     weight = rng.uniform(0.5, 1.5, 7).astype(np.float32)
     for reduction in (0, 1, 2):
-        for target in (np.asarray(3), np.asarray(-100), np.asarray([5, 0, 1, 2, 3, 4, 6])):  # target[0] counts
+        # target[0] counts, the rest of a 1-D target is never read (out-of-range values there raise nothing)
+        for target in (
+            np.asarray(3),
+            np.asarray(-100),
+            np.asarray([5, 0, 1, 2, 3, 4, 6]),
+            np.asarray([2, 99, -7, 0, 0, 0, 0]),
+        ):
             args = (np.asarray(1.5, np.float32), self, target, weight, reduction, -100, np.asarray(4.0, np.float32))
             _same(*_both(*args))
     grad, self2, target, weight2, total = _inputs(rng, 6, 5, F32, 0)

@@ -79,6 +79,18 @@ def test_non_contiguous(rng, dtype):
     close(softmax_backward(grad.T, y.T, 1), _golden(grad.T, y.T, 1, dtype))
 
 
+@pytest.mark.parametrize("dtype", HALF_AND_SINGLE, ids=HALF_AND_SINGLE_IDS)
+def test_read_only_inputs(rng, dtype):
+    y = _softmax_output(rng, (3, 5), 1, dtype)
+    grad = randn(rng, (3, 5), dtype)
+    want = softmax_backward(grad, y, 1)
+    for a in (grad, y):
+        a.flags.writeable = False
+    got = softmax_backward(grad, y, 1)
+    assert got.dtype == dtype and got.flags.writeable
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_special_values():
     y = np.array([[0.5, 0.5, 0.0], [np.nan, 0.5, 0.5]], np.float32)
     g = np.array([[1.0, 2.0, np.inf], [1.0, 1.0, 1.0]], np.float32)
@@ -114,6 +126,11 @@ def test_rejections():
         softmax_backward(f32, f32.astype(F16), 0)
     with pytest.raises(TypeError):
         softmax_backward(f32.astype(np.float64), f32.astype(np.float64), 0)
+    swapped = f32.astype(">f4")  # equal values, but not the float32 CANN knows (nor NumPy's native one)
+    with pytest.raises(TypeError, match="grad_output: dtype"):
+        softmax_backward(swapped, swapped, 0)
+    with pytest.raises(TypeError, match="output: dtype"):
+        softmax_backward(f32, swapped, 0)
     with pytest.raises(ValueError):
         softmax_backward(f32, np.zeros((3, 2), F32), 0)
     with pytest.raises(ValueError):
