@@ -95,6 +95,7 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import (
+    put,
     vec_add,
     vec_fma,
     vec_fold4,
@@ -200,6 +201,7 @@ class _Grid:
         self.phases = math.prod(stride)
         self.slices = list(self._phase_slices())
         self.offset_arrays = tuple(np.array(v, np.int64) for v in zip(*self.offsets))  # (phases, shifts)
+        self._derived: dict = {}  # per-call values computed once per grid (see ``runs``, ``x_base``)
 
     @staticmethod
     @functools.lru_cache(maxsize=64)
@@ -243,10 +245,23 @@ class _Grid:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype`` (into ``out`` when given)."""
         shape = (self.n, buf.shape[1], *self.x_size)
         out = np.empty(shape, dtype) if out is None else out
+        if self.phases > 1 and _accel.enabled() and out.flags.c_contiguous:
+            _merge_phases(buf, _accel.storage(out).reshape(self._as_3d(out.shape)), *self._geometry_3d())
+            return out
         for phase, xsl, gsl in self.slices:
             view = self._grid_view(buf[phase])[(slice(None), slice(None), *gsl)]
             out[(slice(None), slice(None), *xsl)] = view.transpose(1, 0, *range(2, view.ndim))
         return out
+
+    @staticmethod
+    def _as_3d(shape: tuple[int, ...]) -> tuple[int, ...]:
+        """``[N, C, *spatial]`` with 1-3 spatial dims as ``[N, C, D, H, W]`` (leading ones)."""
+        return (*shape[:2], *(1,) * (5 - len(shape)), *shape[2:])
+
+    def _geometry_3d(self) -> tuple[int, ...]:
+        """(Lq, stride, pad_lo) per dim as three D, H, W triples, flattened (size-1 leading dims added)."""
+        lead = 3 - len(self.lq)
+        return (*(1,) * lead, *self.lq, *(1,) * lead, *self.stride, *(0,) * lead, *self.pad_lo)
 
     def y_to_grid(self, y: np.ndarray, lead: int = 0, buf: np.ndarray | None = None) -> np.ndarray:
         """``[N, C, *y_size]`` -> ``[C, lead + cols]`` with zeros outside the valid box (and in the ``lead``
@@ -256,6 +271,36 @@ class _Grid:
         box = tuple(slice(0, o) for o in self.y_size)
         self._grid_view(grid[:, lead:])[(slice(None), slice(None), *box)] = y.transpose(1, 0, *range(2, y.ndim))
         return grid
+
+    def y_runs(self) -> tuple[np.ndarray, int]:
+        """:meth:`segments` of the valid y box (computed once per grid)."""
+        if "y" not in self._derived:
+            self._derived["y"] = self.segments(tuple(slice(0, o) for o in self.y_size))
+        return self._derived["y"]
+
+    def x_runs(self) -> list[tuple[int, np.ndarray, np.ndarray, int]]:
+        """(phase, indices of its kernel offsets, *:meth:`segments` of its x positions) for every phase holding x
+        positions (computed once per grid)."""
+        if "x" not in self._derived:
+            phases = self.offset_arrays[0]
+            self._derived["x"] = [
+                (phase, np.flatnonzero(phases == phase), *self.segments(gsl)) for phase, _, gsl in self.slices
+            ]
+        return self._derived["x"]
+
+    def phases_read(self) -> int:
+        """How many phases the kernel offsets read."""
+        if "read" not in self._derived:
+            self._derived["read"] = len(set(self.offset_arrays[0].tolist()))
+        return self._derived["read"]
+
+    def x_base(self, cx: int) -> np.ndarray:
+        """Flat index of each kernel offset's first x-side element in the ``[phases, cx, total]`` buffer."""
+        key = ("base", cx)
+        if key not in self._derived:
+            phases, shifts = self.offset_arrays
+            self._derived[key] = phases * (cx * self.total) + shifts
+        return self._derived[key]
 
     def segments(self, box: Sequence[slice]) -> tuple[np.ndarray, int]:
         """(starts, length): runs of flat grid columns covering ``box`` in every sample, from its first to its
@@ -278,6 +323,35 @@ class _Grid:
             return view.astype(dtype)
         out[...] = view
         return out
+
+
+# The phase merge of strided grids, compiled (NumPy's strided copies took 1.7x longer on the stride-2 benchmark;
+# a compiled split measured no faster than NumPy's, which is kept). x as [N, C, D, H, W]; phase and grid
+# column of an x element as in ``_Grid._phase_slices``.
+@_accel.jit
+def _merge_phases(buf, out, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
+    """``out[n, c, i] = buf[phase, c, n*cell + q]`` for every x element: the inverse of ``_Grid.x_to_phases``
+    (crops the padding), rounded to ``out``'s storage (``_accel.put``)."""
+    n_, c_, d_, h_, w_ = out.shape
+    cell, total = lq_d * lq_h * lq_w, buf.shape[2]
+    of, bf = out.reshape(-1), buf.reshape(-1)
+    u = np.uint64
+    dst = u(0)
+    for n in range(n_):
+        for c in range(c_):
+            for i in range(d_):
+                r_d, q_d = (i + p_d) % s_d, (i + p_d) // s_d
+                for j in range(h_):
+                    r_h, q_h = (j + p_h) % s_h, (j + p_h) // s_h
+                    base = n * cell + (q_d * lq_h + q_h) * lq_w
+                    for r_w in range(s_w):
+                        first = (r_w - p_w) % s_w
+                        count = (w_ - first + s_w - 1) // s_w
+                        src = u((((r_d * s_h + r_h) * s_w + r_w) * c_ + c) * total + base + (first + p_w) // s_w)
+                        start = dst + u(first)
+                        for k in range(count):
+                            put(of, start + u(k) * u(s_w), bf[src + u(k)])
+                    dst += u(w_)
 
 
 # Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
@@ -448,6 +522,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
     if need_gi:
         grad_input = np.empty((n, cy, *y_size) if transposed else (n, cx, *x_size), dtypes[0])
     buffers = {}  # the grid buffers of a batch size, reused by the next batch of that size
+    packs = {"w": w_pack}  # w_pack as the gathered convolution reads it, per phase, prepared once per call
     for n0 in range(0, n, batch):
         n1 = min(n, n0 + batch)
         grid = _Grid.cached(n1 - n0, x_size, y_size, *geometry)
@@ -456,7 +531,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             buffers[n1 - n0] = _grid_buffers(grid, cx, cy, transposed, need_gi, need_gw)
         gi_out = None if grad_input is None else grad_input[n0:n1]
         xy = (x_side[n0:n1], y_side[n0:n1])
-        _grid_products(grid, *xy, buffers[n1 - n0], w_pack, (cx, cy, groups), transposed, part, gi_out)
+        _grid_products(grid, *xy, buffers[n1 - n0], packs, (cx, cy, groups), transposed, part, gi_out)
     grad_weight = None
     if part is not None:
         gw = (part.reshape(-1, lanes) @ np.ones(lanes, _F32)).reshape(part.shape[:3])  # [K, Cy, Cx/g]
@@ -499,21 +574,21 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
     return {"x": views[0], "y": views[1], "out": views[2], "overlay": overlay, "dirty": False}
 
 
-def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, transposed, gw, gi_out) -> None:
+def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transposed, gw, gi_out) -> None:
     """One batch: adds its grad_weight terms to ``gw`` (when not None: partial sums ``[K, Cy, Cx/g, lanes]``,
     4 lanes for the tiles, else 1) and writes its grad_input into ``gi_out`` (when not
-    None), in the ``buffers`` of :func:`_grid_buffers`. ``w_pack``: the weights as :func:`_compiled_gradients`
-    packs them; ``channels`` = (Cx, Cy, groups)."""
+    None), in the ``buffers`` of :func:`_grid_buffers`. ``packs["w"]``: the weights as :func:`_compiled_gradients`
+    packs them; the same dict keeps them as :func:`_gather` reads them (:func:`_gather_weights`), per phase,
+    for the following batches; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
     xbuf, ygrid, obuf = buffers["x"], buffers["y"], buffers["out"]
     cx, cy, groups = channels
     cxg, cyg = cx // groups, cy // groups
     phases, shifts = grid.offset_arrays
-    y_starts, y_length = grid.segments(tuple(slice(0, o) for o in grid.y_size))
+    y_starts, y_length = grid.y_runs()
     reach = grid.total - grid.cols  # the largest shift
     lead = 0 if transposed else reach  # y columns in front of the grid (non-transposed gi)
-    x_rows = cx * len(set(phases.tolist()))
-    x_base = phases * (cx * grid.total) + shifts
+    x_base = grid.x_base(cx)
     if ygrid is not None:
         grid.y_to_grid(y_side, lead, ygrid)
     if xbuf is not None:
@@ -526,19 +601,22 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, w_pack, channels, trans
                 _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
                             cxg, cyg, y_starts, y_length, _DOTS_BLOCK)  # fmt: skip
             else:  # (in blocks for 4x the cache share, up to 2048 columns: 4-13% faster than 1x on strided grids)
-                block = _cols_block(cy + x_rows, reach, 4 * _CACHE_BYTES, 2048)
+                block = _cols_block(cy + cx * grid.phases_read(), reach, 4 * _CACHE_BYTES, 2048)
                 _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
                                grid.total, cxg, cyg, y_starts, y_length, block)  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
-            _gather(dst, xbuf.reshape(-1), x_base, grid.total, w_pack, cxg, cyg, y_starts, y_length, x_rows, reach)
+            if -1 not in packs:
+                packs[-1] = _gather_weights(packs["w"], cxg, cyg)
+            x_rows = cx * grid.phases_read()
+            _gather(dst, xbuf.reshape(-1), x_base, grid.total, packs[-1], cxg, cyg, y_starts, y_length, x_rows, reach)
             grid.grid_to_y(dst, gi_out.dtype, gi_out)
     if need_gi and not transposed:  # x phase grids: gx[m] = sum_k W_k.T @ y[m - shift_k]
         gx = obuf
-        for phase, _, gsl in grid.slices:  # phases without x positions are never read
-            mine = np.flatnonzero(phases == phase)
-            starts, length = grid.segments(gsl)
-            _gather(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, w_pack[mine], cyg, cxg,
+        for phase, mine, starts, length in grid.x_runs():  # phases without x positions are never read
+            if phase not in packs:
+                packs[phase] = _gather_weights(packs["w"][mine], cyg, cxg)
+            _gather(gx[phase], ygrid.reshape(-1), lead - shifts[mine], lead + grid.cols, packs[phase], cyg, cxg,
                     starts, length, cy, reach)  # fmt: skip
         grid.phases_to_x(gx, gi_out.dtype, gi_out)
 
@@ -553,15 +631,22 @@ def _dot_tiles_apply(cxg: int, cyg: int) -> bool:
     return min(cxg, cyg) >= _TILES_MIN_CHANNELS
 
 
-def _gather(dst, src, src_base, src_stride, wp, cin_g, cout_g, starts, run, src_rows, reach) -> None:
-    """The gathered convolution of :func:`_gather_tiled` (``wp``: ``[taps, cin_g, rows]``), by the register tiles
-    when the groups have enough channels, else by :func:`_gather_compiled` (``src_rows``: the source rows one
-    column block reads, for its width)."""
+def _gather_weights(wp: np.ndarray, cin_g: int, cout_g: int) -> tuple[np.ndarray, np.ndarray]:
+    """``wp`` (``[taps, cin_g, rows]``) as :func:`_gather` reads it: (``wp``, its tile layout) for the register
+    tiles, else (``[taps, rows, cin_g]``, unused)."""
     if min(cin_g, cout_g) >= _TILES_MIN_CHANNELS:
-        _gather_tiled(dst, src, src_base, src_stride, wp, _tiled_weights(wp, cout_g), cin_g, cout_g, starts, run)
+        return wp, _tiled_weights(wp, cout_g)
+    return np.ascontiguousarray(wp.transpose(0, 2, 1)), wp
+
+
+def _gather(dst, src, src_base, src_stride, wg, cin_g, cout_g, starts, run, src_rows, reach) -> None:
+    """The gathered convolution of :func:`_gather_tiled` (``wg``: the weights by :func:`_gather_weights`), by the
+    register tiles when the groups have enough channels, else by :func:`_gather_compiled` (``src_rows``: the
+    source rows one column block reads, for its width)."""
+    if min(cin_g, cout_g) >= _TILES_MIN_CHANNELS:
+        _gather_tiled(dst, src, src_base, src_stride, *wg, cin_g, cout_g, starts, run)
     else:
-        w = np.ascontiguousarray(wp.transpose(0, 2, 1))
-        _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, run, _cols_block(src_rows, reach))
+        _gather_compiled(dst, src, src_base, src_stride, wg[0], cin_g, cout_g, starts, run, _cols_block(src_rows, reach))
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
@@ -781,16 +866,35 @@ def _gather_rows(r, rows, cout_g):
     return 1
 
 
+@functools.lru_cache(maxsize=256)
+def _row_tiles(rows: int, cout_g: int) -> tuple[tuple[int, int, int], ...]:
+    """The row tiles of :func:`_gather_tiled` as runs of equal tiles: (first row, tiles, rows per tile)."""
+    runs: list[tuple[int, int, int]] = []
+    r = 0
+    while r < rows:
+        block = _gather_rows.py_func(r, rows, cout_g)
+        if runs and runs[-1][2] == block:
+            first, count, _ = runs[-1]
+            runs[-1] = (first, count + 1, block)
+        else:
+            runs.append((r, 1, block))
+        r += block
+    return tuple(runs)
+
+
 def _tiled_weights(wp: np.ndarray, cout_g: int) -> np.ndarray:
     """``wp`` (``[taps, cin_g, rows]``) laid out tile by tile for :func:`_gather_tiled`: for each tile's rows
-    (in order), ``[t, c, tile row]``, so that a tile reads its weights as one contiguous stream."""
-    rows = wp.shape[2]
-    parts, r = [], 0
-    while r < rows:
-        block = _gather_rows(r, rows, cout_g)
-        parts.append(wp[:, :, r : r + block].reshape(-1))
-        r += block
-    return np.concatenate(parts)
+    (in order), ``[t, c, tile row]``, so that a tile reads its weights as one contiguous stream (one strided
+    copy per run of equal tiles: usually one for the whole array)."""
+    taps, cin_g, rows = wp.shape
+    out = np.empty(wp.size, _F32)
+    k = 0
+    for first, count, block in _row_tiles(rows, cout_g):
+        size = taps * cin_g * count * block
+        part = wp[:, :, first : first + count * block].reshape(taps, cin_g, count, block)
+        out[k : k + size].reshape(count, taps, cin_g, block)[...] = part.transpose(2, 0, 1, 3)
+        k += size
+    return out
 
 
 # The tiles read best with one line per output row:
