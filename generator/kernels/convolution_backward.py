@@ -90,6 +90,7 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -646,7 +647,9 @@ def _gather(dst, src, src_base, src_stride, wg, cin_g, cout_g, starts, run, src_
     if min(cin_g, cout_g) >= _TILES_MIN_CHANNELS:
         _gather_tiled(dst, src, src_base, src_stride, *wg, cin_g, cout_g, starts, run)
     else:
-        _gather_compiled(dst, src, src_base, src_stride, wg[0], cin_g, cout_g, starts, run, _cols_block(src_rows, reach))
+        _gather_compiled(
+            dst, src, src_base, src_stride, wg[0], cin_g, cout_g, starts, run, _cols_block(src_rows, reach)
+        )
 
 
 @_accel.jit(fastmath={"reassoc", "contract"})
@@ -1238,61 +1241,12 @@ def convolution_backward(
         check_float(name, arr)
     if 0 in (grad_output.size, input.size, weight.size):
         return _empty_path(grad_output, input, weight, bias_sizes, output_mask)
-    ndim = input.ndim
-    if ndim not in (3, 4, 5):
-        raise ValueError(f"input: rank must be 3, 4 or 5 (NCL, NCHW, NCDHW), got {ndim}")
-    if grad_output.ndim != ndim or weight.ndim != ndim:
-        raise ValueError(f"rank mismatch: grad_output {grad_output.ndim}, input {ndim}, weight {weight.ndim}")
-    nsp = ndim - 2
-    stride_t = _per_dim(stride, "stride", nsp, minimum=1)
-    dilation_t = _per_dim(dilation, "dilation", nsp, minimum=1)
-    pad_lo, pad_hi = _padding(padding, nsp)
-    out_pad = _per_dim(output_padding, "output_padding", nsp, minimum=0, allow_empty=True)
-    transposed = bool(transposed)
-    groups = int(groups)
-    if groups < 1:
-        raise ValueError(f"groups must be >= 1, got {groups}")
-    mask = [bool(m) for m in output_mask]
-    if len(mask) != 3:
-        raise ValueError(f"output_mask: expected 3 values, got {len(mask)}")
-    cube_math_type = int(cube_math_type)
-    if cube_math_type not in (0, 1, 2, 3):
-        raise ValueError(f"cube_math_type must be 0..3, got {cube_math_type}")
-    if not transposed and any(out_pad):
-        raise ValueError(f"output_padding must be all 0 when transposed is false, got {list(out_pad)}")
-
-    n, c_in, *in_size = input.shape
-    n_go, c_out, *go_size = grad_output.shape
-    kernel = tuple(weight.shape[2:])
-    if n_go != n:
-        raise ValueError(f"grad_output batch {n_go} != input batch {n}")
-    if any(k < 1 for k in kernel):
-        raise ValueError(f"weight: kernel sizes must be >= 1, got {kernel}")
-    # (x side, y side) of the underlying ordinary convolution; weight is [Cy, Cx/groups, *k] in both modes.
-    cy, cx = (c_in, c_out) if transposed else (c_out, c_in)
-    if weight.shape[0] != cy or cx != groups * weight.shape[1] or cy % groups:
-        raise ValueError(
-            f"channels: weight {tuple(weight.shape)}, input C {c_in}, grad_output C {c_out}, groups {groups}, "
-            f"transposed {transposed} are inconsistent"
-        )
-    eff = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel, strict=True)]
-    if transposed:
-        expected = [
-            (i - 1) * s - lo - hi + e + op
-            for i, s, lo, hi, e, op in zip(in_size, stride_t, pad_lo, pad_hi, eff, out_pad, strict=True)
-        ]
-    else:
-        if any(i + lo + hi < e for i, lo, hi, e in zip(in_size, pad_lo, pad_hi, eff, strict=True)):
-            raise ValueError("padded input is smaller than the dilated kernel")
-        expected = [
-            (i + lo + hi - e) // s + 1 for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t, strict=True)
-        ]
-    if list(go_size) != expected:
-        raise ValueError(f"grad_output spatial size {tuple(go_size)} != expected {tuple(expected)}")
-    if bias_sizes is not None:
-        bias_list = _int_list(bias_sizes, "bias_sizes")
-        if bias_list and bias_list != [c_out]:
-            raise ValueError(f"bias_sizes {bias_list} != [{c_out}]")
+    checked = _check(
+        (grad_output.shape, input.shape, weight.shape), bias_sizes, stride, padding, dilation, transposed,
+        output_padding, groups, output_mask, cube_math_type,
+    )  # fmt: skip
+    stride_t, dilation_t, pad_lo, kernel, transposed, groups, mask, cube_math_type, cx, cy, in_size, go_size = checked
+    nsp, n, c_in, c_out = input.ndim - 2, input.shape[0], input.shape[1], grad_output.shape[1]
 
     gy = to_compute(grad_output)
     x = to_compute(input)
@@ -1348,6 +1302,110 @@ def convolution_backward(
             grad_input = grid.phases_to_x(gxbuf, np.dtype(input.dtype))
             del gxbuf
     return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
+
+
+class _Checked(NamedTuple):
+    """The attributes of a call, checked against its shapes (see :func:`_check`)."""
+
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    pad_lo: tuple[int, ...]
+    kernel: tuple[int, ...]
+    transposed: bool
+    groups: int
+    mask: tuple[bool, bool, bool]
+    cube_math_type: int
+    cx: int  # channels of the x and y sides (see the module docstring)
+    cy: int
+    in_size: tuple[int, ...]
+    go_size: tuple[int, ...]
+
+
+def _check_attributes(
+    go_shape, in_shape, w_shape, bias_sizes, stride, padding, dilation, transposed, output_padding, groups,
+    output_mask, cube_math_type,
+) -> _Checked:  # fmt: skip
+    """Check the attributes against the shapes (ValueError naming the first problem); return them normalised."""
+    ndim = len(in_shape)
+    if ndim not in (3, 4, 5):
+        raise ValueError(f"input: rank must be 3, 4 or 5 (NCL, NCHW, NCDHW), got {ndim}")
+    if len(go_shape) != ndim or len(w_shape) != ndim:
+        raise ValueError(f"rank mismatch: grad_output {len(go_shape)}, input {ndim}, weight {len(w_shape)}")
+    nsp = ndim - 2
+    stride_t = _per_dim(stride, "stride", nsp, minimum=1)
+    dilation_t = _per_dim(dilation, "dilation", nsp, minimum=1)
+    pad_lo, pad_hi = _padding(padding, nsp)
+    out_pad = _per_dim(output_padding, "output_padding", nsp, minimum=0, allow_empty=True)
+    transposed = bool(transposed)
+    groups = int(groups)
+    if groups < 1:
+        raise ValueError(f"groups must be >= 1, got {groups}")
+    mask = [bool(m) for m in output_mask]
+    if len(mask) != 3:
+        raise ValueError(f"output_mask: expected 3 values, got {len(mask)}")
+    cube_math_type = int(cube_math_type)
+    if cube_math_type not in (0, 1, 2, 3):
+        raise ValueError(f"cube_math_type must be 0..3, got {cube_math_type}")
+    if not transposed and any(out_pad):
+        raise ValueError(f"output_padding must be all 0 when transposed is false, got {list(out_pad)}")
+
+    n, c_in, *in_size = in_shape
+    n_go, c_out, *go_size = go_shape
+    kernel = tuple(w_shape[2:])
+    if n_go != n:
+        raise ValueError(f"grad_output batch {n_go} != input batch {n}")
+    if any(k < 1 for k in kernel):
+        raise ValueError(f"weight: kernel sizes must be >= 1, got {kernel}")
+    # (x side, y side) of the underlying ordinary convolution; weight is [Cy, Cx/groups, *k] in both modes.
+    cy, cx = (c_in, c_out) if transposed else (c_out, c_in)
+    if w_shape[0] != cy or cx != groups * w_shape[1] or cy % groups:
+        raise ValueError(
+            f"channels: weight {tuple(w_shape)}, input C {c_in}, grad_output C {c_out}, groups {groups}, "
+            f"transposed {transposed} are inconsistent"
+        )
+    eff = [d * (k - 1) + 1 for d, k in zip(dilation_t, kernel, strict=True)]
+    if transposed:
+        expected = [
+            (i - 1) * s - lo - hi + e + op
+            for i, s, lo, hi, e, op in zip(in_size, stride_t, pad_lo, pad_hi, eff, out_pad, strict=True)
+        ]
+    else:
+        if any(i + lo + hi < e for i, lo, hi, e in zip(in_size, pad_lo, pad_hi, eff, strict=True)):
+            raise ValueError("padded input is smaller than the dilated kernel")
+        expected = [
+            (i + lo + hi - e) // s + 1 for i, lo, hi, e, s in zip(in_size, pad_lo, pad_hi, eff, stride_t, strict=True)
+        ]
+    if list(go_size) != expected:
+        raise ValueError(f"grad_output spatial size {tuple(go_size)} != expected {tuple(expected)}")
+    if bias_sizes is not None:
+        bias_list = _int_list(bias_sizes, "bias_sizes")
+        if bias_list and bias_list != [c_out]:
+            raise ValueError(f"bias_sizes {bias_list} != [{c_out}]")
+
+    return _Checked(
+        stride_t, dilation_t, pad_lo, kernel, transposed, groups, tuple(mask), cube_math_type, cx, cy,
+        tuple(in_size), tuple(go_size),
+    )  # fmt: skip
+
+
+_check_cached = functools.lru_cache(maxsize=256)(_check_attributes)
+
+
+def _frozen(value):
+    """A hashable stand-in for an attribute value with the same meaning for :func:`_check_attributes`."""
+    if value is None or isinstance(value, (int, np.integer, np.bool_)):
+        return value
+    return tuple(value.tolist() if isinstance(value, np.ndarray) else value)
+
+
+def _check(shapes, *attributes) -> _Checked:
+    """:func:`_check_attributes`, remembered per (shapes, attributes): repeated calls skip the checks (the
+    result depends on nothing else; rejected arguments are not remembered and raise every time)."""
+    try:
+        key = tuple(_frozen(v) for v in attributes)
+        return _check_cached(*shapes, *key)
+    except TypeError:  # unhashable values: checked without the cache (raising the same errors)
+        return _check_attributes(*shapes, *attributes)
 
 
 def _grad_bias(gy: np.ndarray, needed: bool, dtype) -> np.ndarray | None:
