@@ -599,8 +599,9 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transp
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
             if _dot_tiles_apply(cxg, cyg):
+                quads_outer = _DOTS_QUADS_OUTER if _DOTS_QUADS_OUTER is not None else cx * grid.phases_read() > cy
                 _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
-                            cxg, cyg, y_starts, y_length, _DOTS_BLOCK)  # fmt: skip
+                            cxg, cyg, y_starts, y_length, _DOTS_BLOCK, quads_outer)  # fmt: skip
             else:  # (in blocks for 4x the cache share, up to 2048 columns: 4-13% faster than 1x on strided grids)
                 block = _cols_block(cy + cx * grid.phases_read(), reach, 4 * _CACHE_BYTES, 2048)
                 _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
@@ -826,6 +827,7 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
 # end (it recomputes a few columns, with the same result); runs shorter than a tile use the scalar loop.
 _TILE = 32  # columns per tile (two vectors)
 _DOTS_BLOCK = 1024  # columns per block of the grad_weight tiles
+_DOTS_QUADS_OUTER = None
 
 
 @_accel.jit
@@ -988,44 +990,98 @@ def _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g
 # multiply-adds), then folds each a-row's 4 vectors into one (``vec_fold4``: 4 lanes per pair) and adds it to
 # ``part`` ([taps, rows, cin_g, 4], summed over the lanes once at the end): no horizontal sum per pair.
 @_accel.jit
-def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block):
+def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block, quads_outer):
     """``part[t, r, c, lane] += sum a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]``
     over the columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``), column ``j`` in lane
-    ``j % 4`` of its block (a block's last, partial step counted once: see the tiles)."""
+    ``j % 4`` of its block (a block's last, partial step counted once: see the tiles). Per run and group, the
+    tiles visit the row blocks for each quad of b-rows (``quads_outer``: the b-rows of a quad stay in the cache
+    while every a-row streams by) or the quads for each row block (the a-rows stay, the b-rows stream by)."""
     taps, rows = part.shape[0], part.shape[1]
     p = part.reshape(-1)
     t_step, row_step = rows * cin_g * 4, cin_g * 4  # in ``p``: from one kernel offset / a-row to the next
-    quads = cin_g // 4  # source rows in tiles of 4 (the rest by the plain loop below)
+    tiled = 4 * (cin_g // 4) if run >= 16 else 0  # source rows done by the tiles (the rest by the plain loop)
     for start in starts:
-        r = 0
-        while r < rows:
-            g = r // cout_g
-            left = (g + 1) * cout_g - r  # rows left in the group: 6 at a time, ending on 4 or 4 + 4 when possible
-            block = 4 if left in (4, 8) else (6 if left >= 6 else (4 if left >= 4 else 1))
-            tiled = 4 * quads if run >= 16 else 0  # source rows done by the tiles
-            for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
-                q = (r * cin_g + c) * 4
-                j0, end = start, start + run
-                while j0 < end:  # blocks of columns (a last one shorter than a step joins the one before)
-                    n = min(cols_block, end - j0)
-                    n = end - j0 if end - j0 - n < 16 else n
-                    pa, pb = a_base + r * a_stride + j0, (g * cin_g + c) * b_stride + j0
-                    if block == 6:
-                        _dots_tile6(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
-                    elif block == 4:
-                        _dots_tile4(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
-                    else:
-                        _dots_tile1(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
-                    j0 += n
+        for g in range(rows // cout_g):
+            r_end = (g + 1) * cout_g
+            if quads_outer:
+                for c in range(0, tiled, 4):
+                    r = g * cout_g
+                    while r < r_end:
+                        block = _dots_rows(r_end - r)
+                        _dots_span(
+                            p,
+                            (r * cin_g + c) * 4,
+                            t_step,
+                            row_step,
+                            a,
+                            a_base + r * a_stride,
+                            a_stride,
+                            b,
+                            b_base,
+                            (g * cin_g + c) * b_stride,
+                            b_stride,
+                            start,
+                            run,
+                            cols_block,
+                            block,
+                        )
+                        r += block
+            else:
+                r = g * cout_g
+                while r < r_end:
+                    block = _dots_rows(r_end - r)
+                    for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
+                        _dots_span(
+                            p,
+                            (r * cin_g + c) * 4,
+                            t_step,
+                            row_step,
+                            a,
+                            a_base + r * a_stride,
+                            a_stride,
+                            b,
+                            b_base,
+                            (g * cin_g + c) * b_stride,
+                            b_stride,
+                            start,
+                            run,
+                            cols_block,
+                            block,
+                        )
+                    r += block
             for t in range(taps if tiled < cin_g else 0):
-                for i in range(block):
+                for r in range(g * cout_g, r_end):
                     for c in range(tiled, cin_g):
-                        ai, bi = a_base + (r + i) * a_stride + start, b_base[t] + (g * cin_g + c) * b_stride + start
+                        ai, bi = a_base + r * a_stride + start, b_base[t] + (g * cin_g + c) * b_stride + start
                         acc = np.float32(0.0)
                         for j in range(run):
                             acc += a[ai + j] * b[bi + j]
-                        p[t * t_step + (r + i) * row_step + c * 4] += acc
-            r += block
+                        p[t * t_step + r * row_step + c * 4] += acc
+
+
+@_accel.jit
+def _dots_rows(left):
+    """a-rows of the next :func:`_dots_tiled` tile with ``left`` rows left in the group: 6 at a time, ending on 4
+    or 4 + 4 when possible."""
+    return 4 if left in (4, 8) else (6 if left >= 6 else (4 if left >= 4 else 1))
+
+
+@_accel.jit
+def _dots_span(p, q, t_step, row_step, a, pa0, a_stride, b, b_base, pb0, b_stride, start, run, cols_block, block):
+    """The tiles of :func:`_dots_tiled` for one (row block, quad) over a run, in blocks of columns (a last one
+    shorter than a step joins the one before)."""
+    j0, end = start, start + run
+    while j0 < end:
+        n = min(cols_block, end - j0)
+        n = end - j0 if end - j0 - n < 16 else n
+        pa, pb = pa0 + j0, pb0 + j0
+        if block == 6:
+            _dots_tile6(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
+        elif block == 4:
+            _dots_tile4(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
+        else:
+            _dots_tile1(p, q, t_step, row_step, a, pa, a_stride, b, b_base, pb, b_stride, n)
+        j0 += n
 
 
 # fmt: off
