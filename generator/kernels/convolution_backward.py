@@ -68,12 +68,12 @@ this AVX-512 machine); with at least 4 channels per group as register tiles of e
   channels x 32 columns summed over every kernel offset and source channel; the non-transposed one reads
   ``gx[m] = sum_k W_k.T @ y[m - shift_k]`` from a y grid led by ``max(shift)`` zero columns (no scatter-add);
 * ``grad_weight`` as tiles of 6 output x 4 input channels, one vector of lane partial sums per pair over every
-  kernel offset and a block of 1024 columns (the 4 x-rows stay in the L1 cache), folded to 4 lanes per pair
-  after each block and summed over them once at the end;
+  kernel offset and a block of 1024 columns (the 4 x-rows stay in the L1 cache), summed over the lanes into
+  one float32 sum per weight after each block;
 * with fewer channels per group, as LLVM-vectorised loops (4 x 4 channel dot products, 4 x 8 gathered rows);
 * only the columns from each sample's first to last result position are computed;
 * samples are processed in batches whose grid buffers take about 2 MiB, so the extra memory is that plus the
-  results and grad_weight's lane sums (4 floats per weight; below PyTorch's on every benchmark case).
+  results and grad_weight's float32 sums (one per weight; below PyTorch's on every benchmark case).
 
 Depthwise convolutions (one input channel per group, channel multiplier <= 4, 1-D/2-D, not transposed) run,
 with the compiled helpers, as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
@@ -97,7 +97,7 @@ import numpy as np
 from generator.kernels import _accel
 from generator.kernels._accel import (
     put,
-    vec_add,
+    vec_add_sums4,
     vec_fma,
     vec_fold4,
     vec_keep_last,
@@ -517,8 +517,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             else w_k.transpose(3, 1, 0, 2).reshape(taps, cyg, cx)
         )
     batch = max(1, min(n, _BATCH_BYTES // _grid_bytes(_Grid.cached(1, x_size, y_size, *geometry), cx, cy)))
-    lanes = 4 if _dot_tiles_apply(cxg, cyg) else 1  # partial sums per pair
-    part = np.zeros((taps, cy, cxg, lanes), _F32) if need_gw else None  # grad_weight partial sums
+    part = np.zeros((taps, cy, cxg), _F32) if need_gw else None  # grad_weight sums
     grad_input = None
     if need_gi:
         grad_input = np.empty((n, cy, *y_size) if transposed else (n, cx, *x_size), dtypes[0])
@@ -535,9 +534,7 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
         _grid_products(grid, *xy, buffers[n1 - n0], packs, (cx, cy, groups), transposed, part, gi_out)
     grad_weight = None
     if part is not None:
-        gw = (part.reshape(-1, lanes) @ np.ones(lanes, _F32)).reshape(part.shape[:3])  # [K, Cy, Cx/g]
-        # (a matrix-vector product: NumPy's sum over a short last axis took 12x longer)
-        grad_weight = from_compute(gw.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])
+        grad_weight = from_compute(part.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])  # from [K, Cy, Cx/g]
     return grad_input, grad_weight
 
 
@@ -578,9 +575,8 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
 
 
 def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transposed, gw, gi_out) -> None:
-    """One batch: adds its grad_weight terms to ``gw`` (when not None: partial sums ``[K, Cy, Cx/g, lanes]``,
-    4 lanes for the tiles, else 1) and writes its grad_input into ``gi_out`` (when not
-    None), in the ``buffers`` of :func:`_grid_buffers`. ``packs["w"]``: the weights as :func:`_compiled_gradients`
+    """One batch: adds its grad_weight terms to ``gw`` (when not None: sums ``[K, Cy, Cx/g]``) and writes its
+    grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`. ``packs["w"]``: the weights as :func:`_compiled_gradients`
     packs them; the same dict keeps them as :func:`_gather` reads them (:func:`_gather_weights`), per phase,
     for the following batches; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
@@ -601,12 +597,12 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transp
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
             if _dot_tiles_apply(cxg, cyg):
-                quads_outer = _DOTS_QUADS_OUTER if _DOTS_QUADS_OUTER is not None else cx * grid.phases_read() > cy
+                quads_outer = _dots_quads_outer(cx * grid.phases_read(), cy)
                 _dots_tiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base, grid.total,
                             cxg, cyg, y_starts, y_length, _DOTS_BLOCK, quads_outer)  # fmt: skip
             else:  # (in blocks for 4x the cache share, up to 2048 columns: 4-13% faster than 1x on strided grids)
                 block = _cols_block(cy + cx * grid.phases_read(), reach, 4 * _CACHE_BYTES, 2048)
-                _dots_compiled(gw[..., 0], ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
+                _dots_compiled(gw, ygrid.reshape(-1), lead, lead + grid.cols, xbuf.reshape(-1), x_base,
                                grid.total, cxg, cyg, y_starts, y_length, block)  # fmt: skip
         if need_gi and transposed:  # y = sum_k W_k @ x_k on the valid y box
             dst = obuf
@@ -628,6 +624,12 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transp
 # The register tiles below need enough channels per group to amortise their per-tile work (measured: with 2
 # channels per group the small grouped benchmark ran 2.7x slower on them, with 4 the realistic one 1.2x faster).
 _TILES_MIN_CHANNELS = 4
+
+
+def _dots_quads_outer(x_rows: int, y_rows: int) -> bool:
+    """The loop order of :func:`_dots_tiled`: keep the quads of x-side rows in the cache (and stream the y rows)
+    when the x phases read hold more rows than the y side (strided grids: 6-7% faster measured in isolation)."""
+    return x_rows > y_rows
 
 
 def _dot_tiles_apply(cxg: int, cyg: int) -> bool:
@@ -829,7 +831,6 @@ def _gather_compiled(dst, src, src_base, src_stride, w, cin_g, cout_g, starts, r
 # end (it recomputes a few columns, with the same result); runs shorter than a tile use the scalar loop.
 _TILE = 32  # columns per tile (two vectors)
 _DOTS_BLOCK = 1024  # columns per block of the grad_weight tiles
-_DOTS_QUADS_OUTER = None
 
 
 @_accel.jit
@@ -989,18 +990,20 @@ def _gather_columns(d, length, src, src_base, src_stride, w, rows, cin_g, cout_g
 
 # Register-tiled grad_weight (explicit 16-lane vectors): a tile of 6 (or 4, or 1) a-rows x 4 b-rows keeps one
 # vector of lane partial sums per pair in registers over a block of columns (per step: 10 loads for 24
-# multiply-adds), then folds each a-row's 4 vectors into one (``vec_fold4``: 4 lanes per pair) and adds it to
-# ``part`` ([taps, rows, cin_g, 4], summed over the lanes once at the end): no horizontal sum per pair.
+# multiply-adds), then folds each a-row's 4 vectors into one (``vec_fold4``: 4 lanes per pair) and adds the
+# pairs' lane sums to ``part`` ([taps, rows, cin_g], ``vec_add_sums4``): 4 bytes per weight, read and written
+# once per tile and kernel offset (with 4 lane sums per weight, grad_weight's 4.7 MB of partial sums on the
+# stride-2 large benchmark went through the caches once per sample).
 @_accel.jit
 def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, starts, run, cols_block, quads_outer):
-    """``part[t, r, c, lane] += sum a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]``
-    over the columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``), column ``j`` in lane
-    ``j % 4`` of its block (a block's last, partial step counted once: see the tiles). Per run and group, the
+    """``part[t, r, c] += sum a[a_base + r*a_stride + j] * b[b_base[t] + (g*cin_g + c)*b_stride + j]`` over the
+    columns ``j`` of the runs ``[start, start + run)`` (``g = r // cout_g``), in lane sums per block of columns
+    (a block's last, partial step counted once: see the tiles). Per run and group, the
     tiles visit the row blocks for each quad of b-rows (``quads_outer``: the b-rows of a quad stay in the cache
     while every a-row streams by) or the quads for each row block (the a-rows stay, the b-rows stream by)."""
     taps, rows = part.shape[0], part.shape[1]
     p = part.reshape(-1)
-    t_step, row_step = rows * cin_g * 4, cin_g * 4  # in ``p``: from one kernel offset / a-row to the next
+    t_step, row_step = rows * cin_g, cin_g  # in ``p``: from one kernel offset / a-row to the next
     tiled = 4 * (cin_g // 4) if run >= 16 else 0  # source rows done by the tiles (the rest by the plain loop)
     for start in starts:
         for g in range(rows // cout_g):
@@ -1012,7 +1015,7 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
                         block = _dots_rows(r_end - r)
                         _dots_span(
                             p,
-                            (r * cin_g + c) * 4,
+                            r * cin_g + c,
                             t_step,
                             row_step,
                             a,
@@ -1032,10 +1035,10 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
                 r = g * cout_g
                 while r < r_end:
                     block = _dots_rows(r_end - r)
-                    for c in range(0, tiled, 4):  # the tiles' lane sums of a (row block, quad) stay in L1
+                    for c in range(0, tiled, 4):  # the tiles' sums of a (row block, quad) stay in L1
                         _dots_span(
                             p,
-                            (r * cin_g + c) * 4,
+                            r * cin_g + c,
                             t_step,
                             row_step,
                             a,
@@ -1058,7 +1061,7 @@ def _dots_tiled(part, a, a_base, a_stride, b, b_base, b_stride, cin_g, cout_g, s
                         acc = np.float32(0.0)
                         for j in range(run):
                             acc += a[ai + j] * b[bi + j]
-                        p[t * t_step + r * row_step + c * 4] += acc
+                        p[t * t_step + r * row_step + c] += acc
 
 
 @_accel.jit
@@ -1089,7 +1092,7 @@ def _dots_span(p, q, t_step, row_step, a, pa0, a_stride, b, b_base, pb0, b_strid
 # fmt: off
 @_accel.jit
 def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stride, n):
-    """6 a-rows x 4 b-rows of :func:`_dots_tiled` (``q0``: flat index of the first pair's lanes in ``p``)."""
+    """6 a-rows x 4 b-rows of :func:`_dots_tiled` (``q0``: flat index of the first pair's sum in ``p``)."""
     steps, tail = n // 16, n % 16
     for t in range(b_base.size):  # every kernel offset: the same b-rows, shifted (they stay in L1)
         pb, q = b_base[t] + pb0, q0 + t * t_step
@@ -1128,12 +1131,12 @@ def _dots_tile6(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             s40, s41, s42, s43 = vec_fma(y, x0, s40), vec_fma(y, x1, s41), vec_fma(y, x2, s42), vec_fma(y, x3, s43)
             y = vec_keep_last(vec_load(a, pa + 5 * a_stride + j), tail)
             s50, s51, s52, s53 = vec_fma(y, x0, s50), vec_fma(y, x1, s51), vec_fma(y, x2, s52), vec_fma(y, x3, s53)
-        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
-        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), vec_fold4(s10, s11, s12, s13)))
-        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), vec_fold4(s20, s21, s22, s23)))
-        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), vec_fold4(s30, s31, s32, s33)))
-        vec_store(p, q + 4 * row_step, vec_add(vec_load(p, q + 4 * row_step), vec_fold4(s40, s41, s42, s43)))
-        vec_store(p, q + 5 * row_step, vec_add(vec_load(p, q + 5 * row_step), vec_fold4(s50, s51, s52, s53)))
+        vec_add_sums4(p, q, vec_fold4(s00, s01, s02, s03))
+        vec_add_sums4(p, q + row_step, vec_fold4(s10, s11, s12, s13))
+        vec_add_sums4(p, q + 2 * row_step, vec_fold4(s20, s21, s22, s23))
+        vec_add_sums4(p, q + 3 * row_step, vec_fold4(s30, s31, s32, s33))
+        vec_add_sums4(p, q + 4 * row_step, vec_fold4(s40, s41, s42, s43))
+        vec_add_sums4(p, q + 5 * row_step, vec_fold4(s50, s51, s52, s53))
 
 
 @_accel.jit
@@ -1169,10 +1172,10 @@ def _dots_tile4(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             s20, s21, s22, s23 = vec_fma(y, x0, s20), vec_fma(y, x1, s21), vec_fma(y, x2, s22), vec_fma(y, x3, s23)
             y = vec_keep_last(vec_load(a, pa + 3 * a_stride + j), tail)
             s30, s31, s32, s33 = vec_fma(y, x0, s30), vec_fma(y, x1, s31), vec_fma(y, x2, s32), vec_fma(y, x3, s33)
-        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
-        vec_store(p, q + row_step, vec_add(vec_load(p, q + row_step), vec_fold4(s10, s11, s12, s13)))
-        vec_store(p, q + 2 * row_step, vec_add(vec_load(p, q + 2 * row_step), vec_fold4(s20, s21, s22, s23)))
-        vec_store(p, q + 3 * row_step, vec_add(vec_load(p, q + 3 * row_step), vec_fold4(s30, s31, s32, s33)))
+        vec_add_sums4(p, q, vec_fold4(s00, s01, s02, s03))
+        vec_add_sums4(p, q + row_step, vec_fold4(s10, s11, s12, s13))
+        vec_add_sums4(p, q + 2 * row_step, vec_fold4(s20, s21, s22, s23))
+        vec_add_sums4(p, q + 3 * row_step, vec_fold4(s30, s31, s32, s33))
 
 
 @_accel.jit
@@ -1195,7 +1198,7 @@ def _dots_tile1(p, q0, t_step, row_step, a, pa, a_stride, b, b_base, pb0, b_stri
             x3 = vec_keep_last(vec_load(b, pb + 3 * b_stride + j), tail)
             y = vec_keep_last(vec_load(a, pa + j), tail)
             s00, s01, s02, s03 = vec_fma(y, x0, s00), vec_fma(y, x1, s01), vec_fma(y, x2, s02), vec_fma(y, x3, s03)
-        vec_store(p, q, vec_add(vec_load(p, q), vec_fold4(s00, s01, s02, s03)))
+        vec_add_sums4(p, q, vec_fold4(s00, s01, s02, s03))
 # fmt: on
 
 
@@ -1262,7 +1265,7 @@ def cost(
     grads = int(bool(mask[0])) + int(bool(mask[1]))
     # (the compiled path holds at most this much: its grid buffers are per batch of samples, plus a y lead)
     nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 4 * cy * shift + 8 * (cx + cy) * cols * grads
-    nbytes += 16 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's lane sums, the packed weights
+    nbytes += 4 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's sums, the packed weights
     macs = taps * cy * (cx // groups) * cols
     ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs

@@ -127,6 +127,20 @@ def test_small_batches_and_column_blocks(name, rng, monkeypatch):
     _check_all(_run("compiled", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
 
 
+@pytest.mark.parametrize("quads_outer", [False, True])
+@pytest.mark.parametrize(
+    "name", ["2d_s2_c13_to_14", "2d_c13_to_14", "2d_groups_32_to_24", "2d_transposed_s2_c12_to_11", "3d_c8_to_14"]
+)
+def test_dot_tile_loop_orders(name, quads_outer, rng, monkeypatch):
+    """The grad_weight tiles in both loop orders (quads of x-side rows outside or inside the row blocks), with
+    groups, strides and short column blocks."""
+    c = dict(TILES[name], n=2)
+    gy, x, w = _make(rng, c)
+    monkeypatch.setattr(conv, "_dots_quads_outer", lambda x_rows, y_rows: quads_outer)
+    monkeypatch.setattr(conv, "_DOTS_BLOCK", 48)
+    _check_all(_run("compiled", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
+
+
 @pytest.mark.parametrize("name", ["2d_c13_to_9", "2d_groups_7x5", "3d_c9_to_12_s2", "2d_transposed_groups"])
 def test_numpy_per_offset_gemms_in_chunks(name, rng, monkeypatch):
     """The NumPy path above the stacked-GEMM size: one GEMM per kernel offset over chunks of columns."""
@@ -197,11 +211,11 @@ def test_cost_covers_the_compiled_buffers():
     grid = conv._Grid(4, (20, 18), (10, 18), (3, 3), (2, 1), (1, 1), (1, 1))
     held = conv._grid_bytes(grid, 12, 9) + 4 * (x.size + w.size)  # all samples in one batch, plus the results
     assert conv.cost(gy, x, w, *args).bytes >= held
-    # stride 1: grad_weight's 4 lane sums per weight (the tiles), plus the packed weights
+    # stride 1: grad_weight's float32 sums (one per weight), plus the packed weights
     gy1 = np.zeros((4, 9, 20, 18), np.float32)
     args1 = ([9], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
     grid1 = conv._Grid(4, (20, 18), (20, 18), (3, 3), (1, 1), (1, 1), (1, 1))
-    held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * 4 * w.size + 8 * w.size
+    held1 = conv._grid_bytes(grid1, 12, 9) + 4 * (x.size + w.size) + 4 * w.size + 8 * w.size
     assert conv._dot_tiles_apply(12, 9)
     assert conv.cost(gy1, x, w, *args1).bytes >= held1
 
@@ -239,10 +253,11 @@ def test_tile_row_blocks():
 
 
 def test_vector_helpers():
-    """``_accel.vec_*`` (the tiles' explicit vectors): loads, stores, splats, exact fused multiply-adds, sums and
-    ``vec_keep_last`` for every count, against NumPy."""
+    """``_accel.vec_*`` (the tiles' explicit vectors): loads, stores, splats, exact fused multiply-adds, sums,
+    ``vec_add_sums4`` and ``vec_keep_last`` for every count, against NumPy."""
     from generator.kernels._accel import (
         vec_add,
+        vec_add_sums4,
         vec_fma,
         vec_fold4,
         vec_keep_last,
@@ -260,13 +275,17 @@ def test_vector_helpers():
         for k in range(17):
             vec_store(out, 32 + 16 * k, vec_keep_last(x, k))
         vec_store(out, 32 + 16 * 17, vec_fold4(vec_load(b, 1), vec_load(b, 17), vec_load(b, 33), vec_load(b, 49)))
+        vec_add_sums4(out, 32 + 16 * 18 + 1, vec_load(b, 1))  # out[..., 1:5] += sums of 4 lanes, from 1.0 each
 
     rng = np.random.default_rng(5)
     a = rng.standard_normal(32).astype(np.float32)
     a[3] = np.inf
     b = np.concatenate([[1.0 / 3.0], rng.integers(-50, 50, 64)]).astype(np.float32)  # integers: exact sums
-    out = np.full(32 + 18 * 16, np.nan, np.float32)
+    out = np.full(32 + 18 * 16 + 6, np.nan, np.float32)
+    out[-6:] = 1.0
     lanes(a, b, out)
+    np.testing.assert_array_equal(out[-6:], [1.0, *(1.0 + b[1:17].reshape(4, 4).sum(axis=1)), 1.0])  # 4 floats only
+    out = out[:-6]
     np.testing.assert_array_equal(out[-16:], b[1:].reshape(4, 4, 4).sum(axis=1).reshape(-1))  # lanes mod 4
     fused = (a[:16].astype(np.float64) * np.float64(b[0]) + a[16:]).astype(np.float32)  # exact product, one rounding
     np.testing.assert_array_equal(out[:16], fused)
