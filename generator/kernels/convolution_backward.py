@@ -242,6 +242,21 @@ class _Grid:
             ].transpose(perm)
         return buf
 
+    def clear_padding(self, buf: np.ndarray) -> None:
+        """Zero every element of a ``[phases, C, total]`` buffer that :meth:`x_to_phases` does not write (the
+        padding and garbage positions of each phase, the phases without x positions, the slack columns)."""
+        boxes = {phase: gsl for phase, _, gsl in self.slices}
+        for phase in range(self.phases):
+            if phase not in boxes:
+                buf[phase] = 0.0
+                continue
+            buf[phase, :, self.cols :] = 0.0
+            view = self._grid_view(buf[phase])  # [C, N, *Lq]: zero the slabs around the box, one per side
+            for dim, box in enumerate(boxes[phase]):
+                before = (slice(None),) * (2 + dim)
+                view[(*before, slice(0, box.start))] = 0.0
+                view[(*before, slice(box.stop, None))] = 0.0
+
     def phases_to_x(self, buf: np.ndarray, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
         """Inverse of :meth:`x_to_phases` (crops the padding), cast to ``dtype`` (into ``out`` when given)."""
         shape = (self.n, buf.shape[1], *self.x_size)
@@ -554,22 +569,25 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
     """The grid buffers of :func:`_grid_products` ("x": x phases, "y": y grid with its lead, "out": grad_input
     grid; None where not needed), carved from one zero-filled allocation reused by every batch of the same
     size (separate buffers of a few MiB each made glibc unmap and re-map them at every call: their page
-    faults cost ~3 of the ~25 ms of the 3-D benchmark case). The x phases' padding stays zero from one batch to
-    the next. (The non-transposed grad_input grid used to overlay the dead x phases, which then had to be zeroed
-    again for every batch: with batches of about 2 MiB, a buffer of its own is 1-5% faster.)"""
+    faults cost ~3 of the ~25 ms of the 3-D benchmark case). The non-transposed grad_input grid overlays
+    the x phases, which are dead by then ("overlay": before the next batch, the x phases' padding, which
+    :meth:`_Grid.x_to_phases` does not write, is zeroed again by :meth:`_Grid.clear_padding`)."""
     reach = grid.total - grid.cols
     lead = 0 if transposed else reach
     x_shape = (grid.phases, cx, grid.total) if (need_gw or (need_gi and transposed)) else None
     y_shape = (cy, lead + grid.cols) if (need_gw or not transposed) else None
     out_shape = None if not need_gi else ((cy, grid.cols) if transposed else (grid.phases, cx, grid.cols))
-    shapes = [x_shape, y_shape, out_shape]
+    overlay = x_shape is not None and need_gi and not transposed
+    shapes = [x_shape, y_shape, None if overlay else out_shape]
     sizes = [0 if shape is None else math.prod(shape) for shape in shapes]
     arena = np.zeros(sum(sizes), _F32)
     views, start = [], 0
     for shape, size in zip(shapes, sizes, strict=True):
         views.append(None if shape is None else arena[start : start + size].reshape(shape))
         start += size
-    return {"x": views[0], "y": views[1], "out": views[2]}
+    if overlay:  # [phases, cx, cols] on the start of the x phases (cols < total)
+        views[2] = arena[: math.prod(out_shape)].reshape(out_shape)
+    return {"x": views[0], "y": views[1], "out": views[2], "overlay": overlay, "dirty": False}
 
 
 def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transposed, gw, gi_out) -> None:
@@ -589,6 +607,9 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transp
     if ygrid is not None:
         grid.y_to_grid(y_side, lead, ygrid)
     if xbuf is not None:
+        if buffers["dirty"]:
+            grid.clear_padding(xbuf)
+        buffers["dirty"] = buffers["overlay"]
         grid.x_to_phases(x_side, xbuf)
         if gw is not None:
             if _dot_tiles_apply(cxg, cyg):

@@ -220,6 +220,25 @@ def test_cost_covers_the_compiled_buffers():
     assert conv.cost(gy1, x, w, *args1).bytes >= held1
 
 
+@pytest.mark.parametrize(
+    "geometry",  # n, x_size, y_size, kernel, stride, dilation, pad_lo
+    [
+        (3, (7, 6), (4, 3), (3, 3), (2, 2), (1, 1), (1, 1)),
+        (2, (2,), (1,), (1,), (3,), (1,), (0,)),  # stride phase 2 holds no x position
+        (2, (4, 5, 6), (2, 3, 3), (3, 2, 3), (2, 2, 2), (1, 1, 1), (1, 0, 1)),
+        (2, (5, 5), (5, 5), (3, 3), (1, 1), (1, 1), (1, 1)),
+    ],
+)
+def test_clear_padding_restores_a_fresh_phase_buffer(geometry, rng):
+    """The non-transposed grad_input grid overlays the x phases: before the next batch, clear_padding must zero
+    everything x_to_phases does not write (padding, empty phases, slack), whatever the overlay left there."""
+    grid = conv._Grid(*geometry)
+    x = rng.standard_normal((grid.n, 3, *grid.x_size), dtype=np.float32)
+    used = np.full((grid.phases, 3, grid.total), np.nan, np.float32)
+    grid.clear_padding(used)
+    np.testing.assert_array_equal(grid.x_to_phases(x, used), grid.x_to_phases(x))
+
+
 def test_tiles_add_no_nan_for_infinite_inputs(rng):
     """The grad_weight tiles' masked last step and the overlapping last grad_input tile re-read columns already
     summed: with infinities in the inputs they must not turn into NaN where the NumPy path (and torch) keep
