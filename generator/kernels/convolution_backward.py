@@ -97,6 +97,7 @@ import numpy as np
 from generator.kernels import _accel
 from generator.kernels._accel import (
     put,
+    tap_range,
     vec_add_sums4,
     vec_fma,
     vec_fold4,
@@ -497,8 +498,125 @@ def _conv_into_y(grid: _Grid, xbuf, w_k, groups) -> np.ndarray:
 # reach 200-230 GFLOP/s on 64 channels (the gathered convolution) and 180-215 (the dot products), the
 # LLVM-vectorised loops 130-170, OpenBLAS's per-offset GEMMs 55-90 (its Haswell kernels).
 
+
+# Small problems with the compiled helpers: the stacked GEMMs of the NumPy path above, on the valid columns only
+# and without the phase grid: one compiled copy of every kernel offset's x-side values (im2col) and, for the
+# non-transposed grad_input, one compiled scatter-add back (col2im), instead of some 20 NumPy steps of phase
+# copies and reshapes (small stride-2 benchmark: 49 -> 33 us; PyTorch 32).
+def _small_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi, need_gw, dtypes):
+    """(grad_input, grad_weight) of a small problem (None where not needed): the stacked GEMMs on an im2col
+    stack of the x side, ``[groups, K, Cx/g, N * prod(y_size)]``. Same arguments as :func:`_compiled_gradients`."""
+    kernel, stride, dilation, pad_lo = geometry
+    n, cx, cy = x_side.shape[0], x_side.shape[1], y_side.shape[1]
+    y_size = y_side.shape[2:]
+    cxg, cyg, taps = cx // groups, cy // groups, math.prod(kernel)
+    cols = n * math.prod(y_size)
+    lead = 3 - len(kernel)
+    spans = (*(1,) * lead, *kernel, *(1,) * lead, *y_size, *(1,) * lead, *stride)
+    spans += (*(1,) * lead, *dilation, *(0,) * lead, *pad_lo)
+    x5 = _accel.ready(x_side).reshape(_Grid._as_3d(x_side.shape))
+    y = y_side.reshape(n, cy, -1)
+    y = y.reshape(cy, cols) if n == 1 else y.transpose(1, 0, 2).reshape(cy, cols)  # [Cy, N * prod(y_size)]
+    yg = y.reshape(groups, cyg, cols)
+    stack = None
+    if need_gw or (need_gi and transposed):
+        stack = np.empty((groups, taps, cxg, cols), _F32)
+        _im2col(x5, stack, *spans)
+    grad_weight = grad_input = None
+    if need_gw:  # [g, cyg, (K, cxg)] -> [Cy, Cx/g, *k]
+        res = np.matmul(yg, stack.reshape(groups, taps * cxg, cols).transpose(0, 2, 1))
+        grad_weight = from_compute(res.reshape(cy, taps, cxg).transpose(0, 2, 1).reshape(cy, cxg, *kernel), dtypes[1])
+    if need_gi:
+        w_k = w.reshape(groups, cyg, cxg, taps)
+        if transposed:  # y = W @ stack: [g, cyg, (K, cxg)] @ [g, (K, cxg), cols]
+            w_all = w_k.transpose(0, 1, 3, 2).reshape(groups, cyg, taps * cxg)
+            gy = np.matmul(w_all, stack.reshape(groups, taps * cxg, cols)).reshape(cy, n, *y_size)
+            grad_input = gy.transpose(1, 0, *range(2, gy.ndim)).astype(dtypes[0])
+        else:  # the x side's columns W.T @ y, added back at their positions
+            w_all = w_k.transpose(0, 3, 2, 1).reshape(groups, taps * cxg, cyg)
+            grads = np.matmul(w_all, yg).reshape(groups, taps, cxg, cols)
+            gx = np.zeros(x5.shape, _F32)
+            _col2im(grads, gx, *spans)
+            grad_input = from_compute(gx.reshape(x_side.shape), dtypes[0])
+    return grad_input, grad_weight
+
+
+@_accel.jit
+def _im2col(x, stack, k_d, k_h, k_w, o_d, o_h, o_w, s_d, s_h, s_w, d_d, d_h, d_w, p_d, p_h, p_w):
+    """``stack[g, t, c, (n, o)] = x_pad[n, g*Cx/g + c, o*s + k_t*d]`` (zero in the padding) for every kernel
+    offset ``t = (k_d, k_h, k_w)`` (C order) and output position ``o`` (x: ``[N, C, D, H, W]``)."""
+    n_, c_, x_d, x_h, x_w = x.shape
+    groups, cxg = stack.shape[0], stack.shape[2]
+    xf, sf = x.reshape(-1), stack.reshape(-1)
+    u = np.uint64
+    q = u(0)  # flat index in the stack, in its C order
+    for g in range(groups):
+        for kd in range(k_d):
+            for kh in range(k_h):
+                for kw in range(k_w):
+                    lo, hi = tap_range(o_w, s_w, p_w, kw * d_w, x_w)  # output columns inside the image
+                    for ci in range(cxg):
+                        for n in range(n_):
+                            for od in range(o_d):
+                                i = od * s_d + kd * d_d - p_d
+                                for oh in range(o_h):
+                                    r = oh * s_h + kh * d_h - p_h
+                                    if 0 <= i < x_d and 0 <= r < x_h and lo < hi:
+                                        for ow in range(lo):
+                                            sf[q + u(ow)] = 0.0
+                                        src = u(
+                                            (((n * c_ + g * cxg + ci) * x_d + i) * x_h + r) * x_w
+                                            + lo * s_w
+                                            + kw * d_w
+                                            - p_w
+                                        )
+                                        for ow in range(hi - lo):
+                                            sf[q + u(lo + ow)] = xf[src + u(ow) * u(s_w)]
+                                        for ow in range(hi, o_w):
+                                            sf[q + u(ow)] = 0.0
+                                    else:
+                                        for ow in range(o_w):
+                                            sf[q + u(ow)] = 0.0
+                                    q += u(o_w)
+
+
+@_accel.jit
+def _col2im(stack, gx, k_d, k_h, k_w, o_d, o_h, o_w, s_d, s_h, s_w, d_d, d_h, d_w, p_d, p_h, p_w):
+    """``gx_pad[n, g*Cx/g + c, o*s + k_t*d] += stack[g, t, c, (n, o)]`` inside the image (the adjoint of
+    :func:`_im2col`), kernel offsets in increasing ``t``."""
+    n_, c_, x_d, x_h, x_w = gx.shape
+    groups, cxg = stack.shape[0], stack.shape[2]
+    gf, sf = gx.reshape(-1), stack.reshape(-1)
+    u = np.uint64
+    cols = n_ * o_d * o_h * o_w
+    t = 0
+    for kd in range(k_d):
+        for kh in range(k_h):
+            for kw in range(k_w):
+                lo, hi = tap_range(o_w, s_w, p_w, kw * d_w, x_w)
+                for g in range(groups):
+                    for ci in range(cxg):
+                        q = u(((g * (k_d * k_h * k_w) + t) * cxg + ci) * cols)
+                        for n in range(n_):
+                            for od in range(o_d):
+                                i = od * s_d + kd * d_d - p_d
+                                for oh in range(o_h):
+                                    r = oh * s_h + kh * d_h - p_h
+                                    if 0 <= i < x_d and 0 <= r < x_h and lo < hi:
+                                        dst = u(
+                                            (((n * c_ + g * cxg + ci) * x_d + i) * x_h + r) * x_w
+                                            + lo * s_w
+                                            + kw * d_w
+                                            - p_w
+                                        )
+                                        for ow in range(hi - lo):
+                                            gf[dst + u(ow) * u(s_w)] += sf[q + u(lo + ow)]
+                                    q += u(o_w)
+                t += 1
+
+
 # Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
-# Python and dispatch overhead, some 50 us, dominates tiny problems).
+# Python and dispatch overhead, some 50 us, dominates tiny problems): :func:`_small_gradients` takes them.
 _COMPILED_MIN_FLOATS = 1 << 15
 _CACHE_BYTES = 1 << 20  # the share of the L2 cache the rows of one block of columns may take
 # Bounds of the block width (columns); the upper one keeps the 4 output rows of a block in the L1 cache
@@ -1345,7 +1463,13 @@ def convolution_backward(
     x_side, y_side = (gy, x) if transposed else (x, gy)
     x_size, y_size = (go_size, in_size) if transposed else (in_size, go_size)
     grid = _Grid.cached(n, tuple(x_size), tuple(y_size), kernel, stride_t, dilation_t, pad_lo)
-    if _accel.enabled() and len(grid.offsets) * cx * grid.cols > _COMPILED_MIN_FLOATS:
+    if _accel.enabled() and len(grid.offsets) * cx * grid.cols <= _COMPILED_MIN_FLOATS:
+        grad_input, grad_weight = _small_gradients(
+            x_side, y_side, w, (kernel, stride_t, dilation_t, pad_lo), groups, transposed, need_gi, need_gw,
+            (np.dtype(input.dtype), np.dtype(weight.dtype)),
+        )  # fmt: skip
+        return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
+    if _accel.enabled():
         grad_input, grad_weight = _compiled_gradients(
             x_side, y_side, w, (kernel, stride_t, dilation_t, pad_lo), groups, transposed, need_gi, need_gw,
             (np.dtype(input.dtype), np.dtype(weight.dtype)),

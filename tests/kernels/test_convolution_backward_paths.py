@@ -81,13 +81,43 @@ def _compiled_path_at_any_size(monkeypatch):
     monkeypatch.setattr(conv, "_COMPILED_MIN_FLOATS", 0)
 
 
-def test_tiny_problems_keep_the_stacked_gemms(rng, monkeypatch):
-    """Below the size threshold the compiled mode runs the stacked GEMMs (same values as the NumPy path)."""
+def _small_path(monkeypatch) -> list:
+    """Send every problem to the compiled small-problem path; the returned list records its calls."""
     monkeypatch.setattr(conv, "_COMPILED_MIN_FLOATS", 1 << 30)
-    c = BLOCKS["2d_groups_5x4"]
+    calls, real = [], conv._small_gradients
+    monkeypatch.setattr(conv, "_small_gradients", lambda *args: calls.append(args) or real(*args))
+    return calls
+
+
+@pytest.mark.parametrize("name", [*BLOCKS, *TILES])
+def test_small_problems_on_the_im2col_path(name, rng, monkeypatch):
+    """Below the size threshold the compiled mode runs the stacked GEMMs on an im2col stack of the valid
+    columns (compiled copies in and out of the image, padding, strides, dilation, groups, both modes)."""
+    calls = _small_path(monkeypatch)
+    c = {**BLOCKS, **TILES}[name]
     gy, x, w = _make(rng, c)
-    for a, b in zip(_run("numpy", gy, x, w, c), _run("compiled", gy, x, w, c), strict=True):
-        np.testing.assert_array_equal(a, b)
+    _check_all(_run("compiled", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
+    assert calls
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", ["3d_c9_to_12_s2", "2d_transposed_groups", "1d_c12_to_5"])
+def test_small_problems_masks_and_dtypes(name, dtype, rng, monkeypatch):
+    calls = _small_path(monkeypatch)
+    c = BLOCKS[name]
+    gy, x, w = _make(rng, c, dtype)
+    ref = _aten(gy, x, w, c)
+    got = _run("compiled", gy, x, w, c)
+    assert [g.dtype for g in got] == [x.dtype, w.dtype, gy.dtype]
+    _check_all(got, ref, gy, x, w, c["transposed"])
+    for mask in ([True, False, False], [False, True, False], [False, False, True]):
+        with _accel.forced("compiled"):
+            part = _ours(gy, x, w, c, mask=mask)
+        for bit, g, full in zip(mask, part, got, strict=True):
+            assert (g is None) == (not bit)
+            if bit:
+                np.testing.assert_array_equal(g, full)
+    assert calls
 
 
 def _run(mode, gy, x, w, c):
@@ -151,8 +181,11 @@ def test_numpy_per_offset_gemms_in_chunks(name, rng, monkeypatch):
     _check_all(_run("numpy", gy, x, w, c), _aten(gy, x, w, c), gy, x, w, c["transposed"])
 
 
+@pytest.mark.parametrize("small", [False, True])
 @pytest.mark.parametrize("name", list(ASYM))
-def test_asymmetric_padding_on_both_paths(name, rng):
+def test_asymmetric_padding_on_both_paths(name, small, rng, monkeypatch):
+    if small:
+        _small_path(monkeypatch)
     base, pads = ASYM[name]
     for mode in ("numpy", "compiled"):
         c = dict(base, padding=pads)
