@@ -1594,6 +1594,9 @@ _check_cached = functools.lru_cache(maxsize=256)(_check_attributes)
 
 def _frozen(value):
     """A hashable stand-in for an attribute value with the same meaning for :func:`_check_attributes`."""
+    kind = type(value)
+    if kind is list or kind is tuple:  # (the common case first)
+        return tuple(value)
     if value is None or isinstance(value, (int, np.integer, np.bool_)):
         return value
     return tuple(value.tolist() if isinstance(value, np.ndarray) else value)
@@ -1603,7 +1606,7 @@ def _check(shapes, *attributes) -> _Checked:
     """:func:`_check_attributes`, remembered per (shapes, attributes): repeated calls skip the checks (the
     result depends on nothing else; rejected arguments are not remembered and raise every time)."""
     try:
-        key = tuple(_frozen(v) for v in attributes)
+        key = tuple(map(_frozen, attributes))
         return _check_cached(*shapes, *key)
     except TypeError:  # unhashable values: checked without the cache (raising the same errors)
         return _check_attributes(*shapes, *attributes)
@@ -1614,7 +1617,8 @@ def _grad_bias(gy: np.ndarray, needed: bool, dtype) -> np.ndarray | None:
     if not needed:
         return None
     n, c_out = gy.shape[:2]
-    return from_compute(gy.reshape(n, c_out, math.prod(gy.shape[2:])).sum(axis=2).sum(axis=0), np.dtype(dtype))
+    rows = gy.reshape(n, c_out, math.prod(gy.shape[2:]))
+    return from_compute(rows[0].sum(axis=1) if n == 1 else rows.sum(axis=2).sum(axis=0), np.dtype(dtype))
 
 
 # Direct (compiled) path for depthwise convolutions (one input channel per group, a channel multiplier of at

@@ -345,3 +345,21 @@ def test_vector_helpers():
     for k in range(17):
         expect = np.where(np.arange(16) >= 16 - k, a[:16], np.float32(0.0))
         np.testing.assert_array_equal(out[32 + 16 * k : 48 + 16 * k], expect)  # zeros, never 0 * inf = NaN
+
+
+def test_attribute_checks_are_remembered_only_when_accepted(rng):
+    """The checked attributes are remembered per (shapes, attributes): the same values given as tuples or NumPy
+    arrays give the same results, unhashable values are checked without the cache, and a rejected call raises
+    again every time."""
+    c = BLOCKS["2d_c12_to_8_s2"]
+    gy, x, w = _make(rng, c)
+    ref = _ours(gy, x, w, c)
+    same = dict(c, stride=tuple(c["stride"]), padding=np.array(c["padding"]), dilation=np.array(c["dilation"]))
+    for got, want in zip(_ours(gy, x, w, same), ref, strict=True):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError):  # a nested list is not a valid stride: the uncached check rejects it too
+        _ours(gy, x, w, dict(c, stride=[[2], [2]]))
+    wrong = dict(c, stride=[1, 1])
+    for _ in range(2):
+        with pytest.raises(ValueError, match="grad_output spatial size"):
+            _ours(gy, x, w, wrong)
