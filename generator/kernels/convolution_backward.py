@@ -50,7 +50,8 @@ positions, without any per-offset copy:
 * ``grad_weight[k] = Y @ X_k.T`` (both modes),
 * non-transposed ``grad_input``: ``X_k += W_k.T @ Y`` (scatter-add of the transposed conv), then crop,
 * transposed ``grad_input``: ``Y = sum_k W_k @ X_k`` (ordinary conv), then take the valid box,
-* ``grad_bias = sum(grad_output)`` over N and space (pairwise float32 sums).
+* ``grad_bias = sum(grad_output)`` over N and space (pairwise float32 sums; on the compiled grid path, float64
+  sums taken while grad_output is copied into its grid, rounded to float32).
 
 Garbage grid positions (beyond the valid box) are multiplied by zeros of the y grid, or discarded. Extra
 memory is a few float32 copies of the operands (about ``prod(Lq)/prod(in)`` times input size, i.e. near 1x
@@ -232,12 +233,14 @@ class _Grid:
             if all(cnt > 0 for _, _, cnt in combo):
                 yield phase, tuple(c[0] for c in combo), tuple(c[1] for c in combo)
 
-    def x_to_phases(self, x: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
+    def x_to_phases(self, x: np.ndarray, buf: np.ndarray | None = None, sums: np.ndarray | None = None) -> np.ndarray:
         """``[N, C, *x_size]`` -> zero-padded, phase-split ``[phases, C, total]`` (written into ``buf`` when
-        given: zeros, or a buffer this grid filled before, whose padding is still zero)."""
+        given: zeros, or a buffer this grid filled before, whose padding is still zero). ``sums`` (compiled
+        helpers only: float64 ``[C]``): each channel's values are added to it on the way."""
         buf = np.zeros((self.phases, x.shape[1], self.total), _F32) if buf is None else buf
-        if self.phases > 1 and _accel.enabled():  # one pass over x (NumPy reads it once per phase)
-            _split_phases(_accel.ready(x, _F32).reshape(self._as_3d(x.shape)), buf, *self._geometry_3d())
+        if sums is not None or (self.phases > 1 and _accel.enabled()):  # one pass (NumPy reads x once per phase)
+            x5 = _accel.ready(x, _F32).reshape(self._as_3d(x.shape))
+            _split_phases(x5, buf, _NO_SUMS if sums is None else sums, 0, *self._geometry_3d())
             return buf
         perm = (1, 0, *range(2, x.ndim))
         for phase, xsl, gsl in self.slices:
@@ -283,11 +286,19 @@ class _Grid:
         lead = 3 - len(self.lq)
         return (*(1,) * lead, *self.lq, *(1,) * lead, *self.stride, *(0,) * lead, *self.pad_lo)
 
-    def y_to_grid(self, y: np.ndarray, lead: int = 0, buf: np.ndarray | None = None) -> np.ndarray:
+    def y_to_grid(
+        self, y: np.ndarray, lead: int = 0, buf: np.ndarray | None = None, sums: np.ndarray | None = None
+    ) -> np.ndarray:
         """``[N, C, *y_size]`` -> ``[C, lead + cols]`` with zeros outside the valid box (and in the ``lead``
         columns in front of the grid, which the compiled transposed product reads for negative shifts);
-        written into ``buf`` when given (as for :meth:`x_to_phases`)."""
+        written into ``buf`` when given, summed into ``sums`` when given (as for :meth:`x_to_phases`)."""
         grid = np.zeros((y.shape[1], lead + self.cols), _F32) if buf is None else buf
+        if sums is not None:  # the y box is a stride-1 "phase" of the grid, without padding
+            ones, nsp = (1,) * (3 - len(self.lq)), len(self.lq)
+            geometry = (*ones, *self.lq, *ones, *(1,) * nsp, *(0,) * (3 - nsp), *(0,) * nsp)
+            y5 = _accel.ready(y, _F32).reshape(self._as_3d(y.shape))
+            _split_phases(y5, grid.reshape(1, *grid.shape), sums, lead, *geometry)
+            return grid
         box = tuple(slice(0, o) for o in self.y_size)
         self._grid_view(grid[:, lead:])[(slice(None), slice(None), *box)] = y.transpose(1, 0, *range(2, y.ndim))
         return grid
@@ -348,9 +359,10 @@ class _Grid:
 # The phase split and merge of strided grids, compiled: one pass over x (NumPy reads a strided x once per phase;
 # its copies took 1.7-3x longer on the stride-2 benchmarks). x as [N, C, D, H, W]; phase and grid column of an
 # x element as in ``_Grid._phase_slices``.
-@_accel.jit
-def _split_phases(x, buf, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
-    """``buf[phase, c, n*cell + q] = x[n, c, i]`` for every x element (the padding of ``buf`` is not written).
+@_accel.jit(fastmath={"reassoc"})
+def _split_phases(x, buf, sums, lead, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
+    """``buf[phase, c, lead + n*cell + q] = x[n, c, i]`` for every x element (the padding of ``buf`` is not
+    written); with a non-empty ``sums`` (float64 ``[C]``), ``sums[c] += x[n, c, i]`` too (in any order).
     Rows are split into their ``s_w`` phases by one strided loop per phase, or, for ``s_w == 2``, by one loop
     writing both (LLVM vectorises it with shuffles: 2-3x faster than the strided loops)."""
     n_, c_, d_, h_, w_ = x.shape
@@ -358,14 +370,19 @@ def _split_phases(x, buf, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
     xf, bf = x.reshape(-1), buf.reshape(-1)
     u = np.uint64
     src = u(0)
+    summing = sums.size > 0
     for n in range(n_):
         for c in range(c_):
+            acc = 0.0
             for i in range(d_):
                 r_d, q_d = (i + p_d) % s_d, (i + p_d) // s_d
                 for j in range(h_):
                     r_h, q_h = (j + p_h) % s_h, (j + p_h) // s_h
-                    base = n * cell + (q_d * lq_h + q_h) * lq_w
+                    base = lead + n * cell + (q_d * lq_h + q_h) * lq_w
                     row = ((r_d * s_h + r_h) * s_w * c_ + c) * total + base  # (phase r_w = 0)
+                    if summing:
+                        for k in range(w_):
+                            acc += np.float64(xf[src + u(k)])
                     if s_w == 2:  # x columns 2k and 2k + 1 go to the phases of p_w and p_w + 1
                         even = u(row + (p_w % 2) * c_ * total + p_w // 2)
                         odd = u(row + ((p_w + 1) % 2) * c_ * total + (p_w + 1) // 2)
@@ -384,6 +401,8 @@ def _split_phases(x, buf, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
                             for k in range(count):
                                 bf[dst + u(k)] = xf[start + u(k) * u(s_w)]
                     src += u(w_)
+            if summing:
+                sums[c] += acc
 
 
 @_accel.jit
@@ -421,6 +440,9 @@ def _merge_phases(buf, out, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
                             for k in range(count):
                                 put(of, start + u(k) * u(s_w), bf[src + u(k)])
                     dst += u(w_)
+
+
+_NO_SUMS = np.zeros(0, np.float64)  # (for :func:`_split_phases`: no sums wanted)
 
 
 # Small problems: one GEMM over all kernel offsets instead of one per offset (call overhead dominates there);
@@ -683,10 +705,11 @@ def _cols_block(rows: int, reach: int, cache: int = 0, upper: int = 0) -> int:
     return min(max(cols, _COLS_BLOCK[0]), upper or _COLS_BLOCK[1]) // 16 * 16
 
 
-def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi, need_gw, dtypes):
-    """(grad_input, grad_weight) by the compiled grid products (None where not needed), in batches of samples
-    whose grid buffers take at most about ``_BATCH_BYTES``. ``geometry`` = (kernel, stride, dilation, pad_lo),
-    ``dtypes`` = (grad_input dtype, grad_weight dtype)."""
+def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi, need_gw, dtypes, need_gb=False):
+    """(grad_input, grad_weight, bias sums) by the compiled grid products (None where not needed), in batches of
+    samples whose grid buffers take at most about ``_BATCH_BYTES``. ``geometry`` = (kernel, stride, dilation,
+    pad_lo), ``dtypes`` = (grad_input dtype, grad_weight dtype). The bias sums (``need_gb``: float64 sums of
+    grad_output per channel) are taken while grad_output is copied into its grid (None when it is not)."""
     kernel, stride, dilation, pad_lo = geometry
     n, x_size, y_size = x_side.shape[0], tuple(x_side.shape[2:]), tuple(y_side.shape[2:])
     cy, cxg = w.shape[0], w.shape[1]
@@ -708,6 +731,8 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
         grad_input = np.empty((n, cy, *y_size) if transposed else (n, cx, *x_size), dtypes[0])
     buffers = {}  # the grid buffers of a batch size, reused by the next batch of that size
     packs = {"w": w_pack}  # w_pack as the gathered convolution reads it, per phase, prepared once per call
+    copied = need_gw or need_gi  # (grad_output is copied into a grid: as the y side, or as the transposed x side)
+    sums = np.zeros(cx if transposed else cy, np.float64) if need_gb and copied else None
     for n0 in range(0, n, batch):
         n1 = min(n, n0 + batch)
         grid = _Grid.cached(n1 - n0, x_size, y_size, *geometry)
@@ -716,11 +741,11 @@ def _compiled_gradients(x_side, y_side, w, geometry, groups, transposed, need_gi
             buffers[n1 - n0] = _grid_buffers(grid, cx, cy, transposed, need_gi, need_gw)
         gi_out = None if grad_input is None else grad_input[n0:n1]
         xy = (x_side[n0:n1], y_side[n0:n1])
-        _grid_products(grid, *xy, buffers[n1 - n0], packs, (cx, cy, groups), transposed, part, gi_out)
+        _grid_products(grid, *xy, buffers[n1 - n0], packs, (cx, cy, groups), transposed, part, gi_out, sums)
     grad_weight = None
     if part is not None:
         grad_weight = from_compute(part.transpose(1, 2, 0).reshape(cy, cxg, *kernel), dtypes[1])  # from [K, Cy, Cx/g]
-    return grad_input, grad_weight
+    return grad_input, grad_weight, sums
 
 
 # Grid buffers of one batch of samples (at least one sample per batch). Measured against 8 MiB: 2 MiB is as fast
@@ -760,9 +785,10 @@ def _grid_buffers(grid: _Grid, cx: int, cy: int, transposed: bool, need_gi: bool
     return {"x": views[0], "y": views[1], "out": views[2], "overlay": overlay, "dirty": False}
 
 
-def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transposed, gw, gi_out) -> None:
-    """One batch: adds its grad_weight terms to ``gw`` (when not None: sums ``[K, Cy, Cx/g]``) and writes its
-    grad_input into ``gi_out`` (when not None), in the ``buffers`` of :func:`_grid_buffers`. ``packs["w"]``: the weights as :func:`_compiled_gradients`
+def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transposed, gw, gi_out, sums) -> None:
+    """One batch: adds its grad_weight terms to ``gw`` (when not None: sums ``[K, Cy, Cx/g]``), writes its
+    grad_input into ``gi_out`` (when not None) and adds grad_output's channel sums to ``sums`` (when not None),
+    in the ``buffers`` of :func:`_grid_buffers`. ``packs["w"]``: the weights as :func:`_compiled_gradients`
     packs them; the same dict keeps them as :func:`_gather` reads them (:func:`_gather_weights`), per phase,
     for the following batches; ``channels`` = (Cx, Cy, groups)."""
     need_gi = gi_out is not None
@@ -775,12 +801,12 @@ def _grid_products(grid: _Grid, x_side, y_side, buffers, packs, channels, transp
     lead = 0 if transposed else reach  # y columns in front of the grid (non-transposed gi)
     x_base = grid.x_base(cx)
     if ygrid is not None:
-        grid.y_to_grid(y_side, lead, ygrid)
+        grid.y_to_grid(y_side, lead, ygrid, None if transposed else sums)
     if xbuf is not None:
         if buffers["dirty"]:
             grid.clear_padding(xbuf)
         buffers["dirty"] = buffers["overlay"]
-        grid.x_to_phases(x_side, xbuf)
+        grid.x_to_phases(x_side, xbuf, sums if transposed else None)
         if gw is not None:
             if _dot_tiles_apply(cxg, cyg):
                 quads_outer = _dots_quads_outer(cx * grid.phases_read(), cy)
@@ -1522,10 +1548,12 @@ def convolution_backward(
         )  # fmt: skip
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     if _accel.enabled():
-        grad_input, grad_weight = _compiled_gradients(
+        grad_input, grad_weight, sums = _compiled_gradients(
             x_side, y_side, w, (kernel, stride_t, dilation_t, pad_lo), groups, transposed, need_gi, need_gw,
-            (np.dtype(input.dtype), np.dtype(weight.dtype)),
+            (np.dtype(input.dtype), np.dtype(weight.dtype)), need_gb,
         )  # fmt: skip
+        if sums is not None:
+            return grad_input, grad_weight, from_compute(sums.astype(_F32), np.dtype(grad_output.dtype))
         return grad_input, grad_weight, _grad_bias(gy, need_gb, grad_output.dtype)
     cxg, cyg = cx // groups, cy // groups
 
