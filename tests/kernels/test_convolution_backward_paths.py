@@ -2,7 +2,7 @@
 
 The kernel has a NumPy reference path (``ACLNN_KERNELS=numpy``: one stacked GEMM for small problems, else one
 GEMM per kernel offset over column chunks) and a compiled path (Numba, batches of samples; tiny problems keep
-the stacked GEMMs): grad_input by register tiles of 8, 4 or 1 rows x 32 columns (runs shorter than a tile by
+the stacked GEMMs): grad_input by register tiles of 12, 8, 4 or 1 rows x 32 columns (runs shorter than a tile by
 a plain loop), grad_weight by tiles of 6 or 4 or 1 rows x 4 source rows over blocks of columns (a masked last
 step; remainder source rows and runs shorter than a step by a plain loop); groups of 1-3 channels by 4 x 4 dot
 products and 4 x 8 gathered rows in column blocks sized to the cache. The configurations below choose
@@ -48,7 +48,7 @@ BLOCKS = {
 }
 
 # The grad_weight tiles (rows 14 = 6 + 4 + 4, 11 = 6 + 4 + 1, 12 = 6 + 6 per group; source rows 13 = 3 x 4 + 1)
-# and the grad_input tiles (rows 13 = 8 + 4 + 1, 11 = 8 + 1 + 1 + 1, 16 = 8 + 8 per group), with runs that end in
+# and the grad_input tiles (rows 13 = 12 + 1, 11 = 8 + 1 + 1 + 1, 16 = 12 + 4 per group), with runs that end in
 # partial steps and tiles, runs shorter than a step or a tile, and strided grids (offsets on several phases).
 TILES = {
     "2d_s2_c13_to_14": cfg([11, 40], 13, 14, [3, 3], [2, 2], [1, 1], [1, 1]),
@@ -319,19 +319,21 @@ def test_tiles_add_no_nan_for_infinite_inputs(rng):
 
 
 def test_tile_row_blocks():
-    """The grad_input tiles cover each group's rows with 8-, 4- and 1-row tiles; the weights are laid out in
-    the same order, one contiguous ``[t, c, tile row]`` stream per tile."""
-    rows = []
-    r = 0
-    while r < 26:  # two groups of 13 rows
-        block = conv._gather_rows(r, 26, 13)
-        rows.append(block)
-        r += block
-    assert rows == [8, 4, 1, 8, 4, 1]
-    wp = np.arange(2 * 3 * 13, dtype=np.float32).reshape(2, 3, 13)
-    tiled = conv._tiled_weights(wp, 13)
-    np.testing.assert_array_equal(tiled[: 2 * 3 * 8], wp[:, :, :8].reshape(-1))
-    np.testing.assert_array_equal(tiled[-2 * 3 :], wp[:, :, 12].reshape(-1))
+    """The grad_input tiles cover each group's rows with 12-, 8-, 4- and 1-row tiles; the weights are laid out
+    in the same order, one contiguous ``[t, c, tile row]`` stream per tile."""
+    for rows, group, expect in ((26, 13, [12, 1, 12, 1]), (58, 29, [12, 12, 4, 1] * 2), (21, 21, [12, 8, 1])):
+        blocks, r = [], 0
+        while r < rows:
+            block = conv._gather_rows(r, rows, group)
+            blocks.append(block)
+            r += block
+        assert blocks == expect
+        wp = np.arange(2 * 3 * rows, dtype=np.float32).reshape(2, 3, rows)
+        tiled, k, r = conv._tiled_weights(wp, group), 0, 0
+        for block in blocks:
+            np.testing.assert_array_equal(tiled[k : k + 2 * 3 * block], wp[:, :, r : r + block].reshape(-1))
+            k, r = k + 2 * 3 * block, r + block
+        assert k == tiled.size
 
 
 def test_vector_helpers():
