@@ -253,6 +253,20 @@ def test_cost_covers_the_compiled_buffers():
     assert conv.cost(gy1, x, w, *args1).bytes >= held1
 
 
+def test_cost_covers_the_small_problem_stack(monkeypatch):
+    """cost() covers the small-problem path's stack of kernel offsets and its product (both [K, Cx, cols])."""
+    x = np.zeros((1, 16, 12, 12), np.float32)
+    w = np.zeros((1, 16, 3, 3), np.float32)
+    gy = np.zeros((1, 1, 12, 12), np.float32)
+    args = ([1], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
+    calls = _small_path(monkeypatch)
+    with _accel.forced("compiled"):
+        conv.convolution_backward(gy, x, w, *args)
+    assert calls  # (this problem takes that path)
+    stack = 4 * 9 * 16 * 144
+    assert conv.cost(gy, x, w, *args).bytes >= 2 * stack + 4 * (x.size + w.size + 1)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize(
     "geometry",  # n, x_size, y_size, kernel, stride, dilation, pad_lo: widths odd and even, pads of both parities
