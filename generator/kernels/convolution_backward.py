@@ -383,7 +383,11 @@ def _split_phases(x, buf, sums, lead, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h,
                     if summing:
                         for k in range(w_):
                             acc += np.float64(xf[src + u(k)])
-                    if s_w == 2:  # x columns 2k and 2k + 1 go to the phases of p_w and p_w + 1
+                    if s_w == 1:  # one contiguous row
+                        dst = u(row + p_w)
+                        for k in range(w_):
+                            bf[dst + u(k)] = xf[src + u(k)]
+                    elif s_w == 2:  # x columns 2k and 2k + 1 go to the phases of p_w and p_w + 1
                         even = u(row + (p_w % 2) * c_ * total + p_w // 2)
                         odd = u(row + ((p_w + 1) % 2) * c_ * total + (p_w + 1) // 2)
                         half = w_ // 2
@@ -422,7 +426,11 @@ def _merge_phases(buf, out, lq_d, lq_h, lq_w, s_d, s_h, s_w, p_d, p_h, p_w):
                     r_h, q_h = (j + p_h) % s_h, (j + p_h) // s_h
                     base = n * cell + (q_d * lq_h + q_h) * lq_w
                     row = ((r_d * s_h + r_h) * s_w * c_ + c) * total + base
-                    if s_w == 2:
+                    if s_w == 1:
+                        first = u(row + p_w)
+                        for k in range(w_):
+                            put(of, dst + u(k), bf[first + u(k)])
+                    elif s_w == 2:
                         even = u(row + (p_w % 2) * c_ * total + p_w // 2)
                         odd = u(row + ((p_w + 1) % 2) * c_ * total + (p_w + 1) // 2)
                         half = w_ // 2

@@ -274,13 +274,15 @@ def test_cost_covers_the_small_problem_stack(monkeypatch):
         (2, (7, 9), (4, 5), (3, 3), (2, 2), (1, 1), (1, 0)),
         (2, (6, 10), (3, 5), (3, 3), (2, 2), (1, 1), (0, 1)),
         (1, (5, 11), (5, 4), (1, 3), (1, 3), (1, 1), (0, 2)),
+        (2, (7, 6), (4, 6), (3, 3), (2, 1), (1, 1), (1, 1)),  # stride 1 along the rows
         (2, (4, 5, 7), (2, 3, 4), (3, 2, 3), (2, 1, 2), (1, 1, 1), (1, 0, 1)),
         (3, (13,), (7,), (3,), (2,), (2,), (1,)),
     ],
 )
 def test_compiled_phase_split_and_merge(geometry, dtype, rng):
-    """The compiled phase split and merge (strided grids; the paired loop of stride 2 and the strided loops of
-    other strides) give NumPy's copies bit for bit, the merge rounded to every output dtype."""
+    """The compiled phase split and merge (strided grids; the row copies of stride 1, the paired loop of stride 2
+    and the strided loops of other strides) give NumPy's copies bit for bit, the merge rounded to every output
+    dtype."""
     grid = conv._Grid(*geometry)
     x = rng.standard_normal((grid.n, 3, *grid.x_size), dtype=np.float32)
     with _accel.forced("numpy"):
