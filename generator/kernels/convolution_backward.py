@@ -183,8 +183,11 @@ class _Grid:
         self.n, self.x_size, self.y_size = n, x_size, y_size
         self.stride, self.pad_lo = stride, pad_lo
         qmax = [((k - 1) * d) // s for k, d, s in zip(kernel, dilation, stride, strict=True)]
+        # Row length per dim: the y box and the x positions fit, and a read past a row's end (index o + q for a
+        # y position o) lands in the next row's leading padding (its first lo // s indices hold no x value),
+        # so the padding between rows is max(lo, hi) rather than lo + hi (2-3% fewer columns for 3x3 kernels)
         self.lq = tuple(
-            max(o + q, -(-(lo + xs) // s), 1)
+            max(o + q - lo // s, -(-(lo + xs) // s), o, 1)
             for o, q, lo, xs, s in zip(y_size, qmax, pad_lo, x_size, stride, strict=True)
         )
         cell = math.prod(self.lq)
