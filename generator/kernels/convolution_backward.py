@@ -58,7 +58,13 @@ memory is a few float32 copies of the operands (about ``prod(Lq)/prod(in)`` time
 for small strides) plus one GEMM result buffer; no im2col. Caveat: non-finite values in ``input`` /
 ``grad_output`` may leak NaN into more gradient entries than in PyTorch (``0 * inf`` on garbage positions).
 
-Small problems use one stacked GEMM per gradient over all kernel offsets (call overhead dominates there).
+Small problems use one stacked GEMM per gradient over all kernel offsets (call overhead dominates there); with
+the compiled helpers, on a stack of the x side's values at every kernel offset and valid y position (a compiled
+im2col; the non-transposed grad_input is added back by a compiled col2im), without the phase grid.
+
+The grid's rows are padded by ``max(lo, hi)`` (not ``lo + hi``): a read past the end of a row lands in the next
+row's leading padding, which holds zeros. Strided x sides are split into their phases (and grad_input merged
+back) by compiled copies (one pass over x), which also sum grad_output for grad_bias on the way.
 
 With the compiled helpers (``_accel``, the default; ``ACLNN_KERNELS=numpy`` keeps the GEMMs above as the
 reference path) the same grid products run as Numba loops instead of BLAS (OpenBLAS runs its AVX2 kernels on
@@ -73,8 +79,9 @@ this AVX-512 machine); with at least 4 channels per group as register tiles of e
   one float32 sum per weight after each block;
 * with fewer channels per group, as LLVM-vectorised loops (4 x 4 channel dot products, 4 x 8 gathered rows);
 * only the columns from each sample's first to last result position are computed;
-* samples are processed in batches whose grid buffers take about 2 MiB, so the extra memory is that plus the
-  results and grad_weight's float32 sums (one per weight; below PyTorch's on every benchmark case).
+* samples are processed in batches whose grid buffers take about 2 MiB (the non-transposed grad_input grid
+  overlays the dead x phases), so the extra memory is that plus the results and grad_weight's float32 sums
+  (one per weight; below PyTorch's on every benchmark case).
 
 Depthwise convolutions (one input channel per group, channel multiplier <= 4, 1-D/2-D, not transposed) run,
 with the compiled helpers, as a direct stencil loop: no temporaries, float64 sums for ``grad_weight``.
