@@ -63,8 +63,9 @@ the compiled helpers, on a stack of the x side's values at every kernel offset a
 im2col; the non-transposed grad_input is added back by a compiled col2im), without the phase grid.
 
 The grid's rows are padded by ``max(lo, hi)`` (not ``lo + hi``): a read past the end of a row lands in the next
-row's leading padding, which holds zeros. Strided x sides are split into their phases (and grad_input merged
-back) by compiled copies (one pass over x), which also sum grad_output for grad_bias on the way.
+row's leading padding, which holds zeros. With the compiled helpers, strided x sides are split into their
+phases and grad_input merged back by compiled copies (one pass over x), and grad_output's channel sums for
+grad_bias are taken while it is copied into its grid.
 
 With the compiled helpers (``_accel``, the default; ``ACLNN_KERNELS=numpy`` keeps the GEMMs above as the
 reference path) the same grid products run as Numba loops instead of BLAS (OpenBLAS runs its AVX2 kernels on
