@@ -708,9 +708,11 @@ def _col2im(stack, gx, k_d, k_h, k_w, o_d, o_h, o_w, s_d, s_h, s_w, d_d, d_h, d_
                 t += 1
 
 
-# Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the compiled path's
-# Python and dispatch overhead, some 50 us, dominates tiny problems): :func:`_small_gradients` takes them.
-_COMPILED_MIN_FLOATS = 1 << 15
+# Below this many x-side floats over all kernel offsets the stacked GEMMs are faster (the grid path's Python and
+# dispatch overhead, some 30 us, dominates tiny problems): :func:`_small_gradients` takes them. (Measured on the
+# small benchmarks: 2**14 is the crossover; the small default case, 32,400 floats, took 45 us on the grid path
+# and 52 on the stacked GEMMs.)
+_COMPILED_MIN_FLOATS = 1 << 14
 _CACHE_BYTES = 1 << 20  # the share of the L2 cache the rows of one block of columns may take
 # Bounds of the block width (columns); the upper one keeps the 4 output rows of a block in the L1 cache
 # (wider blocks measured 1.5x slower on the 3-D case).
