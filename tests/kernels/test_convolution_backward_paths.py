@@ -480,3 +480,19 @@ def test_asymmetric_padding_vs_explicitly_padded_aten(case, seed):
         finally:
             conv._COMPILED_MIN_FLOATS = original
         _check_all(got, ref, gy, x, w, c["transposed"])
+
+
+@pytest.mark.parametrize("dtype", [*DTYPES, np.uint8], ids=[*DTYPE_IDS, "uint8"])
+@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 1024, 200), (1 << 20,)])
+def test_zeroed_blocks(shape, dtype, monkeypatch):
+    """The grid buffers and results: zero-filled, writeable arrays of the shape and dtype asked (fresh memory
+    advised for huge pages from 2 MiB on, np.zeros below or where the advice does not exist), independent of
+    each other."""
+    for advice in (True, False):
+        if not advice:
+            monkeypatch.delattr(conv.mmap, "MADV_HUGEPAGE", raising=False)
+        a, b = conv._zeroed_block(shape, dtype), conv._zeroed_block(shape, dtype)
+        assert a.shape == shape and a.dtype == np.dtype(dtype) and a.flags.writeable and a.flags.c_contiguous
+        assert not np.any(a.view(np.uint8)) and not np.any(b.view(np.uint8))
+        a.reshape(-1)[::4099] = 1
+        assert not np.any(b.view(np.uint8)) and np.count_nonzero(a) == a[..., None].reshape(-1)[::4099].size
