@@ -1568,6 +1568,7 @@ def cost(
     nbytes = 8 * inputs + 8 * phases * cx * total + 12 * cy * cols + 4 * cy * shift + 8 * (cx + cy) * cols * grads
     nbytes += 4 * numel(w) * int(bool(mask[1])) + 12 * numel(w)  # grad_weight's sums, the packed weights
     nbytes += 8 * min(taps * cx * cols, _STACKED_MAX_FLOATS)  # small problems: the stacked offsets, their product
+    nbytes += 2 * (_HUGE_PAGE // 2) if nbytes >= _HUGE_PAGE else 0  # huge pages: <= 1 MiB beyond each of 2 blocks
     macs = taps * cy * (cx // groups) * cols
     ops = grads * (macs // MACS_PER_OP + taps * ((cx + cy) * cols + OPS_PER_STEP))
     ops += 2 * (phases * cx * total + cy * cols) + 2 * inputs
