@@ -464,6 +464,13 @@ def vec_fold4(a, b, c, d):
     raise NotImplementedError("vec_fold4 is only available inside compiled loops")
 
 
+def vec_add_sums4(array, index, vector):
+    """(compiled code only) ``array[index + k] += sum(vector[4k : 4k + 4])`` for ``k`` in 0..3 (a 1-D float32
+    array; lane sums ``(v[4k] + v[4k + 2]) + (v[4k + 1] + v[4k + 3])``): the four pair sums of a
+    :func:`vec_fold4` result added to four consecutive floats."""
+    raise NotImplementedError("vec_add_sums4 is only available inside compiled loops")
+
+
 def _register_vectors(nt, ir, intrinsic, overload) -> None:
     """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
     from numba.core import cgutils
@@ -579,8 +586,30 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
 
         return (vec_type(a, b, c, d), codegen) if a == b == c == d == vec_type else None
 
+    @intrinsic
+    def add_sums4(typingctx, array, index, vector):
+        def codegen(context, builder, signature, args):
+            i32 = ir.IntType(32)
+            quad = ir.VectorType(ir.FloatType(), 4)
+
+            def pick(x, indices):
+                return builder.shuffle_vector(x, x, ir.Constant(ir.VectorType(i32, len(indices)), indices))
+
+            v = args[2]
+            halves = builder.fadd(pick(v, [0, 1, 4, 5, 8, 9, 12, 13]), pick(v, [2, 3, 6, 7, 10, 11, 14, 15]))
+            sums = builder.fadd(pick(halves, [0, 2, 4, 6]), pick(halves, [1, 3, 5, 7]))
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            offset = context.cast(builder, args[1], signature.args[1], nt.intp)
+            pointer = builder.bitcast(builder.gep(data, [offset]), quad.as_pointer())
+            builder.store(builder.fadd(builder.load(pointer, align=4), sums), pointer, align=4)
+            return context.get_dummy_value()
+
+        ok = is_vector_array(array) and isinstance(index, nt.Integer) and vector == vec_type
+        return (nt.none(array, index, vector), codegen) if ok else None
+
     overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
     overload(vec_fold4)(lambda a, b, c, d: lambda a, b, c, d: fold4(a, b, c, d))
+    overload(vec_add_sums4)(lambda array, index, vector: lambda array, index, vector: add_sums4(array, index, vector))
 
 
 _OVERLOADS: list = []
