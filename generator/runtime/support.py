@@ -71,10 +71,10 @@ class _Search:
         self.outputs = frozenset(module.OUTPUTS)
         self.witnesses = self._witnesses()
         self._full: dict[tuple[str, int], dict | None] = {}  # (product, witness index) -> _inferred
-        # Whether a call is accepted, by the call's recipe: (product, witness index, inferred?, the
-        # tensors retyped, dtype). Tensors that share a dtype are retyped together, so the calls
+        # The calls tried, by recipe: (product, witness index, inferred?, the tensors retyped), each
+        # with its verdicts by dtype. Tensors that share a dtype are retyped together, so the calls
         # tried for one of them are often the very calls tried for another: each runs once.
-        self._recipes: dict[tuple, _Recipe] = {}  # recipe without the dtype -> verdicts by dtype, proofs
+        self._recipes: dict[tuple, _Recipe] = {}
         # Checks whose verdict is decided by the product and by what they read (_CheckKey: the
         # dtypes a dtype check tests, what a `when` or an `expr` rule reads). A call such a check
         # rejected proves every call that agrees on those rejected too (by that check or by an
@@ -128,17 +128,17 @@ class _Search:
             return False
         return True
 
-    def _proven_rejected(self, state: _Recipe, recipe: tuple, base: dict, names: tuple[str, ...], dtype: str) -> bool:
-        """Whether an earlier rejection by a check covers ``base`` with ``names`` retyped."""
-        product = recipe[0]
-        proofs = state.proofs
+    def _proven_rejected(self, call: _Recipe, dtype: str) -> bool:
+        """Whether an earlier rejection by a check covers ``call`` with its tensors retyped to ``dtype``."""
+        product = call.key[0]
+        proofs = call.proofs
         for proof in proofs:
             if proof is not None and self._proves(proof, product, dtype):
                 return True
         rejected = self._rejected
         if len(proofs) < len(rejected):  # checks that rejected a call since this recipe last looked
             for check_id in list(rejected)[len(proofs) :]:
-                template = self._template(state, recipe, base, names, check_id)
+                template = self._template(call, check_id)
                 proof = None
                 if template is not None:
                     proof = (template, rejected[check_id], self._applies.get(check_id), self._check_keys[check_id])
@@ -156,18 +156,18 @@ class _Search:
         # or the check applies here and a tested dtype is outside its list
         return applies is not None and (product, key[1]) in applies and check.outside(product, key[0])
 
-    def _template(self, state: _Recipe, recipe: tuple, base: dict, names: tuple[str, ...], check_id: str):
-        """The check's key template (``_Template`` or None) for a recipe, computed when first needed.
+    def _template(self, call: _Recipe, check_id: str):
+        """The check's key template (``_Template`` or None) for a call, computed when first needed.
         It depends only on the base arguments (product, witness, inferred?) and on which of the
-        arguments the check reads are retyped: recipes that differ elsewhere share it."""
-        template = state.templates.get(check_id, _UNSET)
+        arguments the check reads are retyped: calls that differ elsewhere share it."""
+        template = call.templates.get(check_id, _UNSET)
         if template is _UNSET:
             check = self._check_keys[check_id]
-            key = (recipe[:3], check_id, tuple(n for n in check.retypable if n in names))
+            key = (call.key[:3], check_id, tuple(n for n in check.retypable if n in call.names))
             template = self._check_templates.get(key, _UNSET)
             if template is _UNSET:
-                template = self._check_templates[key] = check.template(base, names)
-            state.templates[check_id] = template
+                template = self._check_templates[key] = check.template(call.base, call.names)
+            call.templates[check_id] = template
         return template
 
     def _inferred(self, product: str, raw: dict) -> dict | None:
@@ -203,17 +203,17 @@ class _Search:
     def witness(self, product: str, param: str, dtype: str) -> dict | None:
         """Arguments (docs' names) of a call the validator accepts with ``param`` of ``dtype``, or None."""
         covered = self._covered(product, param, dtype)
-        for index, (recipe, base, names, state) in enumerate(self._variants(product, param)):
+        for index, call in enumerate(self._variants(product, param)):
             if covered and index in covered:
                 continue
-            verdicts = state.verdicts
+            verdicts = call.verdicts
             verdict = verdicts.get(dtype)
             if verdict is False:
                 continue
-            if verdict is None and self._rejected and self._proven_rejected(state, recipe, base, names, dtype):
+            if verdict is None and self._rejected and self._proven_rejected(call, dtype):
                 verdicts[dtype] = False
                 continue
-            args = _retype(base, names, dtype)
+            args = _retype(call.base, call.names, dtype)
             if verdict is None:
                 verdict = verdicts[dtype] = self._accepts(product, args)
             if verdict:
@@ -235,8 +235,8 @@ class _Search:
             known = self._coverage.get(slot)
             if known is None or known[0] != len(applies):  # new facts: look again
                 found = set()
-                for index, (recipe, base, names, state) in enumerate(self._variants(product, param)):
-                    template = self._template(state, recipe, base, names, check_id)
+                for index, call in enumerate(self._variants(product, param)):
+                    template = self._template(call, check_id)
                     if template is not None and not template.open_seen:
                         if (product, template.fill("")[1]) in applies:
                             found.add(index)
@@ -244,12 +244,10 @@ class _Search:
             covered |= known[1]
         return covered
 
-    def _variants(self, product: str, param: str) -> list[tuple[tuple, dict, tuple[str, ...], _Recipe]]:
-        """The calls to try for ``param``, in order, as (recipe without the dtype, arguments to
-        retype, the tensors retyped, the recipe's verdicts and proofs). For each witness: ``param``
-        given in it, retyped with every tensor that shares its dtype (outputs re-inferred); the same
-        on fully inferred arguments; ``param`` alone on those. The same for every dtype tried, so
-        computed once."""
+    def _variants(self, product: str, param: str) -> list[_Recipe]:
+        """The calls to try for ``param``, in order. For each witness: ``param`` given in it, retyped
+        with every tensor that shares its dtype (outputs re-inferred); the same on fully inferred
+        arguments; ``param`` alone on those. The same for every dtype tried, so computed once."""
         cached = self._plans.get((product, param))
         if cached is not None:
             return cached
@@ -270,11 +268,11 @@ class _Search:
             if group != (param,):
                 calls.append(((product, index, True, (param,)), full, (param,)))
         plans = []
-        for recipe, base, names in calls:
-            state = self._recipes.get(recipe)
-            if state is None:
-                state = self._recipes[recipe] = _Recipe()
-            plans.append((recipe, base, names, state))
+        for key, base, names in calls:
+            call = self._recipes.get(key)
+            if call is None:
+                call = self._recipes[key] = _Recipe(key, base, names)
+            plans.append(call)
         self._plans[(product, param)] = plans
         return plans
 
@@ -377,14 +375,17 @@ class _CheckKey:
 
 
 class _Recipe:
-    """What the search knows of one recipe (a call without its dtype), shared by every tensor whose
-    calls include it: the validator's verdict by dtype, the proofs (template, rejected keys,
-    applicability, check; None where the check cannot tell) of the checks that have rejected a call,
-    in the order they did, as far as it has looked, and its key template per check."""
+    """One call of the search without its dtype, shared by every tensor whose calls include it: its
+    ``key`` (product, witness index, inferred?, the tensors retyped), the arguments to retype
+    (``base``) and the tensors retyped (``names``); what the search learnt of it: the validator's
+    verdict by dtype, the proofs (template, rejected keys, applicability, check; None where the check
+    cannot tell) of the checks that have rejected a call, in the order they did, as far as it has
+    looked, and its key template per check."""
 
-    __slots__ = ("verdicts", "proofs", "templates")
+    __slots__ = ("key", "base", "names", "verdicts", "proofs", "templates")
 
-    def __init__(self) -> None:
+    def __init__(self, key: tuple, base: dict, names: tuple[str, ...]) -> None:
+        self.key, self.base, self.names = key, base, names
         self.verdicts: dict[str, bool] = {}
         self.templates: dict[str, _Template | None] = {}  # check id -> see _Search._template
         self.proofs: list[tuple | None] = []
