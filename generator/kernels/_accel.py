@@ -36,6 +36,8 @@ import types
 
 import numpy as np
 
+from generator.kernels._common import BFLOAT16
+
 ENV = "ACLNN_KERNELS"
 _state = {"forced": None, "numba": None}
 
@@ -362,6 +364,11 @@ def tanh32(x):
 # half-precision array travels as its bit patterns with a tag in the integer type: float16 as uint16,
 # bfloat16 as int16 (:func:`storage`). The two functions below are resolved when a loop is compiled,
 # from the array's element type, so each specialisation of a loop converts without any run-time test.
+
+
+# What ``storage`` views the half types as, for callers that look it up once per call (float32 and
+# other dtypes: the array itself).
+HALF_STORAGE = {np.dtype(np.float16): np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 
 def storage(array: np.ndarray) -> np.ndarray:

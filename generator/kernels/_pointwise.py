@@ -419,9 +419,9 @@ def layout(shapes: tuple) -> tuple | None:
     return found
 
 
-_U16, _I16 = np.dtype(np.uint16), np.dtype(np.int16)
+_U16 = np.dtype(np.uint16)
 # dtype -> the view a compiled loop receives (None: the array itself), see ``_accel.storage``
-_FUSED_VIEWS = {F32: None, F16: _U16, BFLOAT16: _I16}
+_FUSED_VIEWS = {F32: None, **_accel.HALF_STORAGE}
 _SELECT_VIEWS = {**_FUSED_VIEWS, **{np.dtype(t): None for t in (np.int8, np.uint8, np.int32, np.int64)}}
 # exact loops (float64 / complex chains): every input and the result share one of these dtypes, passed as is
 _EXACT_VIEWS = {F64: None, np.dtype(np.complex64): None, np.dtype(np.complex128): None}

@@ -48,7 +48,7 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import as_f32, put
-from generator.kernels._common import BFLOAT16, FLOAT_DTYPES, Cost
+from generator.kernels._common import FLOAT_DTYPES, Cost
 
 __all__ = ["cost", "layer_norm_backward"]
 
@@ -183,10 +183,6 @@ def layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight_op
     return out_dx, out_dw, out_db
 
 
-# The storage a compiled loop reads for each half type (``_accel.storage``); float32 is read as it is.
-_HALF_BITS = {np.dtype(np.float16): np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
-
-
 def _compiled(grad_out, input, mean, rstd, weight, m, n, want_dx, want_dw, want_db):  # noqa: A002
     """The same computation compiled (``_accel``), one row at a time (the row stays in cache between its two
     passes): no float32 copies of half inputs, no temporaries; row and column sums in float64.  None when
@@ -206,7 +202,7 @@ def _compiled(grad_out, input, mean, rstd, weight, m, n, want_dx, want_dw, want_
     w = np.ones(n, f32) if weight is None else ready(weight, f32).ravel()
     dx = np.empty(input.shape if want_dx else 0, dtype)
     flat_dx = dx.ravel()
-    bits = _HALF_BITS.get(dtype)
+    bits = _accel.HALF_STORAGE.get(dtype)
     if bits is not None:
         g, x, flat_dx = g.view(bits), x.view(bits), flat_dx.view(bits)
     dw = np.zeros(n, _FLOAT64)

@@ -63,7 +63,7 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import as_f32, put
-from generator.kernels._common import BFLOAT16, FLOAT_DTYPES, Cost
+from generator.kernels._common import FLOAT_DTYPES, Cost
 from generator.kernels._pointwise import F16, F32, numel, to_dtype
 
 __all__ = ["cost", "nll_loss_backward"]
@@ -71,8 +71,6 @@ __all__ = ["cost", "nll_loss_backward"]
 # Sets: one hashed lookup per test (dtypes hash as they compare).
 _TARGET_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8)))
 _FLOATS = frozenset(FLOAT_DTYPES)
-# The storage of half types in compiled loops (``_accel.storage``), looked up once per call.
-_STORAGE = {F16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
 
 
 def _check(grad_output, self, target, weight, reduction, total_weight) -> None:
@@ -132,13 +130,13 @@ def nll_loss_backward(
         # Arrays made contiguous, aligned and writeable by ``ready`` and flattened by ``ravel`` (a view then), so
         # the dispatcher is called directly (the wrapper's read-only check is not needed); half types as their
         # storage (``_accel.storage``). The loop reads the first ``rows`` targets only.
-        ready, bits = _accel.ready, _STORAGE.get(self.dtype)
+        ready, bits = _accel.ready, _accel.HALF_STORAGE.get(self.dtype)
         inputs = [ready(weight), ready(grad_output).ravel(), ready(total_weight).ravel()]
         if bits is not None:
             inputs = [a.view(bits) for a in inputs]
         flat_target = ready(target).ravel()
         rows_out = out if self.ndim == 2 else out.reshape(1, classes)
-        bits_out = _STORAGE.get(dtype)
+        bits_out = _accel.HALF_STORAGE.get(dtype)
         bad = _scatter_compiled.dispatcher()(
             rows_out if bits_out is None else rows_out.view(bits_out), flat_target, *inputs,
             reduction, ignore_index, reduction == 0 and self.ndim == 2,

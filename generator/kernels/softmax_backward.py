@@ -44,8 +44,8 @@ import numpy as np
 
 from generator.kernels import _accel
 from generator.kernels._accel import as_f32, put
-from generator.kernels._common import BFLOAT16, FLOAT_DTYPES, Cost
-from generator.kernels._pointwise import BLOCK, F16, F32, numel, store, widen
+from generator.kernels._common import FLOAT_DTYPES, Cost
+from generator.kernels._pointwise import BLOCK, F32, numel, store, widen
 
 __all__ = ["cost", "softmax_backward"]
 
@@ -79,7 +79,7 @@ def _checked(grad_output, output):
 
 
 # The storage a compiled loop reads for each accepted dtype (``_accel.storage``; None: the array itself).
-_BITS = {F32: None, F16: np.dtype(np.uint16), BFLOAT16: np.dtype(np.int16)}
+_BITS = {F32: None, **_accel.HALF_STORAGE}
 _NO_SCRATCH = np.zeros(0, np.float64)  # the compiled loop's column sums when ``inner == 1`` (never written)
 
 

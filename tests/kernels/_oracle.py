@@ -97,3 +97,16 @@ SPECIALS = np.array(
     [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1e-40, 65504.0, -65504.0, 3.0e38, 1.0, -1.0],
     dtype=np.float32,
 )
+
+# Broadcast layouts of a two-operand pointwise kernel, (first operand shape, second operand shape): every
+# loop mode of the compiled kernels (full, periodic, row, a scalar on either side, outer product) and one
+# they leave to the NumPy path (both operands broadcast).
+BROADCAST_LAYOUTS = {
+    "full": ((4, 5, 6), (4, 5, 6)),
+    "periodic": ((4, 5, 6), (5, 6)),
+    "row": ((4, 5, 6), (4, 5, 1)),
+    "scalar_first": ((), (4, 5, 6)),
+    "scalar_second": ((4, 5, 6), ()),
+    "outer": ((4, 1), (1, 5)),
+    "both_broadcast": ((4, 1, 6), (1, 5, 1)),
+}

@@ -12,19 +12,11 @@ import pytest
 from generator.kernels import _accel
 from generator.kernels import leaky_relu_backward as module
 from generator.kernels.leaky_relu_backward import leaky_relu_backward
-from tests.kernels._oracle import F32, F64, same_bits
+from tests.kernels._oracle import BROADCAST_LAYOUTS, F32, F64, same_bits
 
 pytest.importorskip("numba")
 
-LAYOUTS = {
-    "full": ((4, 5, 6), (4, 5, 6)),
-    "periodic": ((4, 5, 6), (5, 6)),
-    "row": ((4, 5, 6), (4, 5, 1)),
-    "scalar_grad": ((), (4, 5, 6)),
-    "scalar_self": ((4, 5, 6), ()),
-    "outer": ((4, 1), (1, 5)),
-    "both_broadcast": ((4, 1, 6), (1, 5, 1)),
-}
+LAYOUTS = BROADCAST_LAYOUTS  # (grad_output, self)
 TINY = np.finfo(np.float64).smallest_subnormal
 SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, TINY, -TINY, 1e300, -1e300, 1.0, -1.0, 1 / 3], F64)
 

@@ -14,22 +14,13 @@ import pytest
 from generator.kernels import _accel
 from generator.kernels import sigmoid_backward as module
 from generator.kernels.sigmoid_backward import sigmoid_backward
-from tests.kernels._oracle import C64, C128, F32, F64, same_bits
+from tests.kernels._oracle import BROADCAST_LAYOUTS, C64, C128, F32, F64, same_bits
 
 pytest.importorskip("numba")
 
 EXACT = [F64, C64, C128]
 EXACT_IDS = ["float64", "complex64", "complex128"]
-LAYOUTS = {  # (grad_output, output)
-    "full": ((4, 5, 6), (4, 5, 6)),
-    "periodic": ((4, 5, 6), (5, 6)),
-    "row": ((4, 5, 6), (4, 5, 1)),
-    "scalar_grad": ((), (4, 5, 6)),
-    "scalar_output": ((4, 5, 6), ()),
-    "outer": ((4, 1), (1, 5)),
-    "both_broadcast": ((4, 1, 6), (1, 5, 1)),  # not a loop mode: the NumPy path runs
-    "one_element": ((1,), (1,)),
-}
+LAYOUTS = {**BROADCAST_LAYOUTS, "one_element": ((1,), (1,))}  # (grad_output, output)
 
 
 def _part(dtype) -> np.dtype:
