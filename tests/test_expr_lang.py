@@ -323,6 +323,27 @@ def test_broadcast_shape_examples():
     assert not rules.broadcastable((0,), (2,))
 
 
+def test_broadcast_shape_remembers_recent_broadcasts_within_bounds(monkeypatch):
+    monkeypatch.setattr(rules, "_BROADCASTS", {})
+    monkeypatch.setattr(rules, "_BROADCASTS_MAX", 4)
+    first = rules.broadcast_shape((2, 1, 3), (4, 1))
+    assert rules._BROADCASTS == {((2, 1, 3), (4, 1)): (2, 4, 3)}
+    assert rules.broadcast_shape((2, 1, 3), (4, 1)) is first  # the remembered tuple
+    assert rules.broadcast_shape((4, 1), (2, 1, 3)) == (2, 4, 3)  # the other order is its own entry
+    for n in range(5, 10):  # a full table starts again: never more than _BROADCASTS_MAX entries
+        assert rules.broadcast_shape((n, 1), (1, n)) == (n, n)
+        assert len(rules._BROADCASTS) <= 4
+    with pytest.raises(ValueError, match="do not broadcast"):  # failures are not remembered
+        rules.broadcast_shape((2,), (3,))
+    assert ((2,), (3,)) not in rules._BROADCASTS
+    long = tuple([1] * 9)
+    assert rules.broadcast_shape(long, (1, 3) * 4) == (1,) + (1, 3) * 4  # 17 dimensions: not kept
+    assert all(len(a) + len(b) <= 16 for a, b in rules._BROADCASTS)
+    assert rules.broadcast_shape([2, 1], (1, 3)) == (2, 3)  # a list is computed, never a key
+    with pytest.raises(ValueError, match="do not broadcast"):  # unhashable: the computation judges it
+        rules.broadcast_shape((2, [1]), (1, 3))
+
+
 def _numpy_f32(x) -> float:
     with np.errstate(over="ignore"):
         if isinstance(x, int):

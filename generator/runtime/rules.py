@@ -147,12 +147,35 @@ def is_private(fmt: str) -> bool:
     return fmt in _PRIVATE
 
 
+# Broadcasts of two different shapes already computed: a validator computes the same one several
+# times (to infer an output, then in each check that names it) and calls repeat shapes.
+_BROADCASTS: dict[tuple, tuple] = {}
+_BROADCASTS_MAX = 512  # entries, then the table starts again (shapes of at most 16 dimensions in all)
+
+
 def broadcast_shape(a: tuple, b: tuple) -> tuple:
     """The broadcast of two shapes (NumPy's rule, CANN's BroadcastInferShape): aligned from the last
     dimension, a missing dimension counts as 1, and two dimensions agree when equal or when one is 1
     (the result takes the other). Raises ValueError when they do not broadcast."""
     if a == b:  # the common case, at validator speed
         return tuple(a)
+    small = type(a) is tuple and type(b) is tuple and len(a) + len(b) <= 16
+    if small:
+        try:
+            known = _BROADCASTS.get((a, b))
+        except TypeError:  # an unhashable item: the computation below reports it
+            known = small = None
+        if known is not None:
+            return known
+    out = _broadcast(a, b)
+    if small:
+        if len(_BROADCASTS) >= _BROADCASTS_MAX:
+            _BROADCASTS.clear()
+        _BROADCASTS[(a, b)] = out
+    return out
+
+
+def _broadcast(a, b) -> tuple:
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1
