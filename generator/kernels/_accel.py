@@ -493,12 +493,6 @@ def vec_add_where_bit(target, at, values, values_at, words, words_at, bit, count
     raise NotImplementedError("vec_add_where_bit is only available inside compiled loops")
 
 
-def vec_store_first(array, index, vector, count):
-    """(compiled code only) The first ``min(count, 16)`` lanes of ``vector`` stored at ``array[index:]`` (a
-    C-contiguous 1-D float32 array; a masked store: nothing at or after ``index + count`` is touched)."""
-    raise NotImplementedError("vec_store_first is only available inside compiled loops")
-
-
 def _register_vectors(nt, ir, intrinsic, overload) -> None:
     """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
     from llvmlite.binding import llvm_version_info as llvm_version
@@ -690,16 +684,6 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
         return (nt.none(array, index, even, odd, count), codegen) if ok and isinstance(count, nt.Integer) else None
 
     @intrinsic
-    def store_first(typingctx, array, index, vector, count):
-        def codegen(context, builder, signature, args):
-            pointer = address(context, builder, signature.args[0], args[0], signature.args[1], args[1])
-            masked_store(builder, args[2], pointer, lanes_below(context, builder, signature.args[3], args[3], 0))
-            return context.get_dummy_value()
-
-        ok = is_vector_array(array) and isinstance(index, nt.Integer) and vector == vec_type
-        return (nt.none(array, index, vector, count), codegen) if ok and isinstance(count, nt.Integer) else None
-
-    @intrinsic
     def add_where_bit(typingctx, target, at, values, values_at, words, words_at, bit, count):
         def codegen(context, builder, signature, args):
             types, i32, i16s = signature.args, ir.IntType(32), ir.VectorType(ir.IntType(16), 16)
@@ -728,9 +712,6 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
         lambda array, index, even, odd, count: (
             lambda array, index, even, odd, count: store_pairs(array, index, even, odd, count)
         )
-    )
-    overload(vec_store_first)(
-        lambda array, index, vector, count: lambda array, index, vector, count: store_first(array, index, vector, count)
     )
     overload(vec_add_where_bit)(
         lambda target, at, values, values_at, words, words_at, bit, count: (

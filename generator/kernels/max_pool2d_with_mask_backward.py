@@ -69,7 +69,14 @@ import functools
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import tap_range, vec_add_where_bit, vec_load, vec_store_first, vec_store_pairs, vec_zero
+from generator.kernels._accel import (
+    tap_range,
+    vec_add_where_bit,
+    vec_load,
+    vec_store,
+    vec_store_pairs,
+    vec_zero,
+)
 from generator.kernels._common import (
     OPS_PER_STEP,
     Cost,
@@ -106,6 +113,7 @@ _A2_PRODUCTS = {"910b", "910_93", "a2", "a3", "ascend910b", "ascend910_93"}
 _V1_PRODUCTS = {"910", "ascend910"}
 _LANES = np.arange(_C0, dtype=np.uint16)
 _U16_LE = np.dtype("<u2")  # the bit-mask words (parsed once, not per call)
+_I32_LE = np.dtype("<i4")  # the A2 argmax values
 _FLOAT32 = np.dtype(np.float32)
 
 
@@ -183,10 +191,10 @@ def _first_inbounds_cell(kernel, stride, pad, ho, wo, h, w) -> np.ndarray:
 
 
 _MASK_DTYPES = frozenset((np.dtype(np.int8), np.dtype(np.uint8)))  # (dtypes hash as they compare)
-_BYTES = np.dtype(np.uint8)
 
 
 def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
+    """The first ``needed`` bytes of ``mask`` in C order, 1-D int8/uint8 (a view of a C-contiguous mask)."""
     mask = np.asarray(mask)
     if mask.dtype not in _MASK_DTYPES:
         raise TypeError(f"indices must be an INT8 mask, got dtype {mask.dtype}")
@@ -195,9 +203,9 @@ def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
     if not mask.flags.c_contiguous:
         if mask.size > needed:
             # Gather only the leading bytes the layout reads (C order), not a (maybe huge, zero-stride) mask.
-            return mask[np.unravel_index(np.arange(needed), mask.shape)].view(_BYTES)
+            return mask[np.unravel_index(np.arange(needed), mask.shape)]
         mask = np.ascontiguousarray(mask)
-    return mask.ravel().view(_BYTES)  # ravel: a view of a C-contiguous array
+    return mask.reshape(-1)[:needed]  # reshape: a view of a C-contiguous array
 
 
 def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
@@ -250,13 +258,13 @@ def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, 
 
 def _a2_argmax(mask, count: int) -> np.ndarray:
     """The little-endian int32 argmax prefix of an A2/A3 mask (a view when the buffer is contiguous)."""
-    return _raw_bytes(mask, count * 4)[: count * 4].view("<i4")
+    return _raw_bytes(mask, count * 4).view(_I32_LE)
 
 
 def _v1_words(mask, n, c, kk, ho, wo) -> np.ndarray:
     """The ``N * ceil(C/16) * kH*kW * Q`` little-endian uint16 words of a bit mask, flat (C order ``[n][c1][k][q]``)."""
     size = n * -(-c // _C0) * kk * _words_per_row(ho, wo) * 2
-    return _raw_bytes(mask, size)[:size].view(_U16_LE)
+    return _raw_bytes(mask, size).view(_U16_LE)
 
 
 def _v1_bits(words, k, c, ho, wo) -> np.ndarray:
@@ -402,8 +410,8 @@ def _v1_backward_compiled(words, g, out, plan):
     the pitch, zero at the rows and columns whose target falls in the padding (so those lanes add +0.0, as the
     NumPy path drops them; an accumulator never holds -0.0, so adding +0.0 changes nothing) and followed by a
     vector of zeros, so a cell's last vector needs no mask. The phases are then interleaved back into ``out``
-    (stride 2: two phase rows make one input row, :func:`_accel.vec_store_pairs`), and what is read is zeroed
-    for the next plane (every nonzero of the accumulator is the target of an input cell, hence read)."""
+    (stride 2: two phase rows make one input row, :func:`_accel.vec_store_pairs`), and the phase planes are
+    zeroed for the next plane (the margins stay zero: every nonzero is the target of an input cell)."""
     n, c, h, w, ho, wo, q = plan[0], plan[1], plan[2], plan[3], plan[4], plan[5], plan[6]
     kh, kw, sh, sw, pitch, rows, margin, kstride = (
         plan[7],
@@ -469,11 +477,11 @@ def _v1_backward_compiled(words, g, out, plan):
                             count = min(32, w - cc)
                             e = base + (cc >> 1)
                             vec_store_pairs(out, o0 + hh * w + cc, vec_load(acc, e), vec_load(acc, e + plane), count)
-                            vec_store_first(acc, e, zero, (count + 1) >> 1)
-                            vec_store_first(acc, e + plane, zero, count >> 1)
                         a += 1
                         if a == sh:
                             r, a = r + 1, 0
+                    for e in range(margin, margin + sh * 2 * plane, 16):  # (+ a vector of the zero margin)
+                        vec_store(acc, e, zero)
                 else:  # any other stride: element by element (stride 1: a copy)
                     for a in range(sh):
                         for r in range((h - a + sh - 1) // sh):
