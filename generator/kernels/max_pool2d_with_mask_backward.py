@@ -492,6 +492,25 @@ def _v1_backward_compiled(words, g, out, plan):
                                     out[row + u(cc) * u(sw) + u(bb)] = acc[p0 + u(cc)]
 
 
+@_accel.jit
+def _a2_backward_compiled(argmax, g, out, pooled, plane):
+    """Compiled A2/A3 backward (flat int32 ``argmax`` and float32 ``g`` of ``N*C*Ho*Wo``, float32 ``out`` of
+    ``N*C*H*W``): each plane of ``out`` zeroed, then ``out[index] += g`` in pooled order -- PyTorch's CPU
+    scatter, float32 sums in the same order (so its results bit for bit), as ``scatter_add_planes``'s compiled
+    loop but in one pass (no separate zeroing of the whole output). Returns False (``out`` partial) at the first
+    argmax value outside ``[0, H*W)``."""
+    for p in range(out.size // plane):
+        o0, s0 = p * plane, p * pooled
+        for e in range(plane):
+            out[o0 + e] = 0.0
+        for j in range(pooled):
+            i = argmax[s0 + j]
+            if i < 0 or i >= plane:
+                return False
+            out[o0 + i] += g[s0 + j]
+    return True
+
+
 def _key(values) -> tuple:
     """A hashable copy of an attribute list (for the geometry cache)."""
     return tuple(values) if values is not None else ()
@@ -528,16 +547,20 @@ def max_pool2d_with_mask_backward(
     g = to_compute(grad_output)
     if layout == LAYOUT_A2:
         argmax = _a2_argmax(indices, n * c * ho * wo)  # int32 view of the buffer, no copy
+        if _accel.enabled():
+            grad_input = np.empty(self.shape, dtype=np.float32)  # every cell is written
+            if _a2_backward_compiled.dispatcher()(_accel.ready(argmax), g.ravel(), grad_input.ravel(), ho * wo, h * w):
+                return grad_input if self.dtype == _FLOAT32 else from_compute(grad_input, self.dtype)
+        # (also where an argmax value is out of range: the NumPy path names the range)
         grad_input = scatter_add_planes(g.reshape(n * c, -1), argmax.reshape(n * c, -1), h * w)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     kk = kernel[0] * kernel[1]
     words = _v1_words(indices, n, c, kk, ho, wo)  # flat
     if _accel.enabled():
-        grad_input = np.empty(self.size, dtype=np.float32)  # every cell is written
-        # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable), ``plan`` read-only
-        # as always: the dispatcher is called directly, without the wrapper's read-only test
-        _v1_backward_compiled.dispatcher()(_accel.ready(words), g.reshape(-1), grad_input, plan)
-        grad_input = grad_input.reshape(self.shape)
+        grad_input = np.empty(self.shape, dtype=np.float32)  # every cell is written
+        # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable; ravel: views),
+        # ``plan`` read-only as always: the dispatcher is called directly, without the wrapper's read-only test
+        _v1_backward_compiled.dispatcher()(_accel.ready(words), g.ravel(), grad_input.ravel(), plan)
         return grad_input if self.dtype == _FLOAT32 else from_compute(grad_input, self.dtype)
     words = words.reshape(n, -(-c // _C0), kk, -1)
     g = g.reshape(n, c, ho, wo)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from generator.kernels._accel import vec_add_where_bit, vec_load, vec_store_pairs
 from generator.kernels.max_pool2d_with_mask_backward import (
     decode_mask,
     encode_mask,
@@ -382,6 +383,10 @@ PHASE_CASES = [
     ((1, 2, 12, 14), [4, 5], [2, 3], [2, 2], True),  # sW 3: the generic interleave, maximal padding
     ((20, 40, 41), [20], [1], [0], False),  # 3-D, kernel 20: pitch 41 = Wo 22 + 19
     ((1, 17, 5, 5), [1], [2], [0], False),  # 1x1 kernel, stride 2: phases never targeted stay zero
+    ((1, 3, 21, 75), [3], [2], [1], True),  # stride-2 rows of 75: interleaved 32 + 32 + 11 at a time, odd width
+    ((1, 2, 9, 65), [3], [2], [1], False),  # rows of 65: a last interleave of 1
+    ((2, 33, 32, 32), [2], [2], [0], False),  # pooled grid 16 x 16 (whole vectors), C 33: three channel groups
+    ((1, 4, 9, 12), [3], [1, 2], [1], False),  # sH 1, sW 2: the stride-2 interleave, one row phase
 ]
 
 
@@ -440,3 +445,101 @@ def test_cost_counts_the_compiled_scratch():
     grad = np.zeros((1, 1, 181, 181), np.float32)
     estimate = cost(grad, self, None, [20], [1], [0], [1], False, product="910")
     assert estimate.bytes >= 2 * 400 * 181 * 200 and estimate.param in ("self", "kernelSize")
+
+
+def _a2_case(rng, shape, kernel, stride, padding, ceil_mode):
+    x = _input(rng, shape, np.float32, True)
+    _, idx_t = _torch_forward(x, kernel, stride, padding, ceil_mode)
+    grad = rng.standard_normal(tuple(idx_t.shape)).astype(np.float32)
+    return x, grad, idx_t, _atk_encode(idx_t, mask_shape(shape, kernel, stride, padding, [1], ceil_mode))
+
+
+@pytest.mark.parametrize("case", [*CASES, PHASE_CASES[0]], ids=[*CASE_IDS, "stem"])
+def test_a2_compiled_path_is_torch_bit_for_bit(rng, case):
+    """The compiled A2/A3 loop zeroes each plane and adds ``grad_output`` in pooled order in float32, as
+    PyTorch's CPU kernel: the same bits, ties (one cell the maximum of several windows) included."""
+    from generator.kernels import _accel
+
+    pytest.importorskip("numba")
+    shape, kernel, stride, padding, ceil_mode = case
+    x, grad, idx_t, mask = _a2_case(rng, shape, kernel, stride, padding, ceil_mode)
+    want = _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode)
+    args = (grad, x, mask, kernel, stride, padding, [1], ceil_mode)
+    with _accel.forced("compiled"):
+        got = max_pool2d_with_mask_backward(*args, product="910b")
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    with _accel.forced("numpy"):  # float64 sums: within a float32 rounding
+        _close(max_pool2d_with_mask_backward(*args, product="910b"), want)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("value", [-1, 16, 2**31 - 1])
+def test_a2_argmax_out_of_the_plane_is_rejected(mode, value):
+    """On both paths, an argmax value outside ``[0, H*W)`` (anywhere, here in the last plane) raises ValueError
+    naming the range (the compiled loop stops and the NumPy path reports it)."""
+    from generator.kernels import _accel
+
+    if mode == "compiled":
+        pytest.importorskip("numba")
+    x, grad = np.zeros((1, 2, 4, 4), np.float32), np.ones((1, 2, 2, 2), np.float32)
+    argmax = np.zeros((1, 2, 2, 2), np.int64)
+    argmax[0, 1, 1, 1] = value
+    bad = encode_mask(argmax, x.shape, [2], [2], [0], False, layout=A2)
+    with _accel.forced(mode), pytest.raises(ValueError, match="indices must lie in"):
+        max_pool2d_with_mask_backward(grad, x, bad, [2], [2], [0], [1], False, product="910b")
+
+
+# --------------------------------------------------------------------------------------------- 16-lane intrinsics
+
+
+def _store_pairs(even, odd, out, at, count):
+    vec_store_pairs(out, at, vec_load(even, 0), vec_load(odd, 0), count)
+
+
+def _add_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    vec_add_where_bit(target, at, values, values_at, words, words_at, bit, count)
+
+
+def _compiled(function):
+    from generator.kernels import _accel
+
+    pytest.importorskip("numba")
+    return _accel.jit(function).dispatcher()
+
+
+def test_vec_store_pairs_writes_exactly_count_values():
+    """``vec_store_pairs``: the two vectors interleaved, the first ``count`` values stored, nothing else touched
+    (counts below 0 store nothing, above 32 all 32)."""
+    run = _compiled(_store_pairs)
+    even, odd = np.arange(16, dtype=np.float32), -np.arange(1, 17, dtype=np.float32)
+    pairs = np.stack([even, odd], axis=1).reshape(-1)
+    for count in (-3, 0, 1, 2, 15, 16, 17, 28, 31, 32, 40):
+        out = np.full(40, np.nan, np.float32)
+        run(even, odd, out, 5, count)
+        want = np.full(40, np.nan, np.float32)
+        stored = min(max(count, 0), 32)
+        want[5 : 5 + stored] = pairs[:stored]
+        np.testing.assert_array_equal(out, want)
+
+
+def test_vec_add_where_bit_adds_only_flagged_lanes():
+    """``vec_add_where_bit``: ``target += values`` in the lanes whose word has the bit, ``+= +0.0`` in the others
+    (a NaN or inf there does not leak; ``-0.0`` values give ``+0.0`` on a zero target, as NumPy), nothing at or
+    past ``count`` read or written."""
+    run = _compiled(_add_where_bit)
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**16, 40).astype(np.uint16)
+    values = rng.standard_normal(40).astype(np.float32)
+    values[[3, 9]] = np.nan, -np.inf
+    values[[4, 11]] = -0.0
+    for bit in (0, 7, 15):
+        for count in (-1, 0, 1, 9, 16, 50):
+            target = np.zeros(40, np.float32)
+            target[30:] = 7.0
+            run(target, 2, values, 3, words, 1, bit, count)
+            lanes = min(max(count, 0), 16)
+            flagged = (words[1 : 1 + lanes] >> bit) & 1 == 1
+            want = np.zeros(40, np.float32)
+            want[30:] = 7.0
+            want[2 : 2 + lanes] += np.where(flagged, values[3 : 3 + lanes], np.float32(0.0))
+            np.testing.assert_array_equal(target.view(np.uint32), want.view(np.uint32))
