@@ -493,6 +493,12 @@ def vec_add_where_bit(target, at, values, values_at, words, words_at, bit, count
     raise NotImplementedError("vec_add_where_bit is only available inside compiled loops")
 
 
+def vec_put_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    """(compiled code only) :func:`vec_add_where_bit` onto zeros: ``target[at + l] = 0.0 + values[values_at + l]``
+    where the bit is set, ``+0.0`` where it is clear (``target`` is not read)."""
+    raise NotImplementedError("vec_put_where_bit is only available inside compiled loops")
+
+
 def _register_vectors(nt, ir, intrinsic, overload) -> None:
     """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
     from llvmlite.binding import llvm_version_info as llvm_version
@@ -683,8 +689,15 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
         ok = is_vector_array(array) and isinstance(index, nt.Integer) and even == odd == vec_type
         return (nt.none(array, index, even, odd, count), codegen) if ok and isinstance(count, nt.Integer) else None
 
-    @intrinsic
-    def add_where_bit(typingctx, target, at, values, values_at, words, words_at, bit, count):
+    def where_bit(accumulate):
+        """The compiled ``vec_add_where_bit`` (``accumulate``) or ``vec_put_where_bit``."""
+
+        def typer(typingctx, target, at, values, values_at, words, words_at, bit, count):
+            ok = is_vector_array(target) and is_vector_array(values) and is_word_array(words)
+            if not (ok and all(isinstance(i, nt.Integer) for i in (at, values_at, words_at, bit, count))):
+                return None
+            return nt.none(target, at, values, values_at, words, words_at, bit, count), codegen
+
         def codegen(context, builder, signature, args):
             types, i32, i16s = signature.args, ir.IntType(32), ir.VectorType(ir.IntType(16), 16)
             active = lanes_below(context, builder, types[7], args[7], 0)
@@ -699,14 +712,13 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
             value_pointer = element_address(context, builder, types[2], args[2], types[3], args[3], lanes)
             value = masked_load(builder, value_pointer, builder.and_(active, flagged), zeros)  # +0.0 where clear
             target_pointer = element_address(context, builder, types[0], args[0], types[1], args[1], lanes)
-            total = builder.fadd(masked_load(builder, target_pointer, active, zeros), value)
-            masked_store(builder, total, target_pointer, active)
+            base = masked_load(builder, target_pointer, active, zeros) if accumulate else zeros
+            masked_store(builder, builder.fadd(base, value), target_pointer, active)  # (0.0 + -0.0 is +0.0)
             return context.get_dummy_value()
 
-        ok = is_vector_array(target) and is_vector_array(values) and is_word_array(words)
-        if not (ok and all(isinstance(i, nt.Integer) for i in (at, values_at, words_at, bit, count))):
-            return None
-        return nt.none(target, at, values, values_at, words, words_at, bit, count), codegen
+        return intrinsic(typer)
+
+    add_where_bit, put_where_bit = where_bit(True), where_bit(False)
 
     overload(vec_store_pairs)(
         lambda array, index, even, odd, count: (
@@ -716,6 +728,13 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
     overload(vec_add_where_bit)(
         lambda target, at, values, values_at, words, words_at, bit, count: (
             lambda target, at, values, values_at, words, words_at, bit, count: add_where_bit(
+                target, at, values, values_at, words, words_at, bit, count
+            )
+        )
+    )
+    overload(vec_put_where_bit)(
+        lambda target, at, values, values_at, words, words_at, bit, count: (
+            lambda target, at, values, values_at, words, words_at, bit, count: put_where_bit(
                 target, at, values, values_at, words, words_at, bit, count
             )
         )

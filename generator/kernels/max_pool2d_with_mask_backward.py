@@ -73,9 +73,8 @@ from generator.kernels._accel import (
     tap_range,
     vec_add_where_bit,
     vec_load,
-    vec_store,
+    vec_put_where_bit,
     vec_store_pairs,
-    vec_zero,
 )
 from generator.kernels._common import (
     OPS_PER_STEP,
@@ -353,6 +352,7 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     # the compiled loop's scratch (one channel group's pitched words, one plane's phases and gradient)
     pitch, rows, margin = _phase_geometry(h, w, ho, wo, *strides, *pad, *kernel)
     nbytes += 2 * cells * (ho * pitch + 16) + 4 * ho * pitch + 4 * (strides[0] * strides[1] * rows * pitch + 2 * margin)
+    nbytes += 8 * (_PLAN_CELLS + _CELL * cells)  # the plan
     ops = cells * (12 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
@@ -369,11 +369,16 @@ def _phase_geometry(h, w, ho, wo, sh, sw, ph, pw, kh, kw):
     return pitch, rows, pitch + shift + 16
 
 
-# The plan of a bit-mask call (int64, cached per geometry): the sizes, then per window cell ``k`` at
-# ``_PLAN_CELLS + 5*k``: the pooled rows ``[oh_lo, oh_hi)`` and columns ``[ow_lo, ow_hi)`` whose target is inside
-# the input, and the offset in the accumulator of the target of pooled position 0 (its phase plane and shift).
+# The plan of a bit-mask call (int64, cached per geometry): the sizes, then ``_CELL`` values per window cell ``k``
+# from ``_PLAN_CELLS + _CELL*k``: the pooled rows ``[oh_lo, oh_hi)`` and columns ``[ow_lo, ow_hi)`` whose target
+# is inside the input; ``offset``, the accumulator index of the target of pooled position 0 (its phase plane
+# and shift); ``first``, 1 for the first cell (in ``k`` order) of its phase plane, which writes instead of adding
+# (no zeroing between channels), with its pooled positions ``[put_lo, put_hi)`` (flat, pitched) that target its
+# phase plane and the two ranges of the plane it does not write, ``[zero0_lo, zero0_hi)`` and
+# ``[zero1_lo, zero1_hi)`` (accumulator indices), zeroed first.
 _PLAN_SIZES = ("n", "c", "h", "w", "ho", "wo", "words", "kh", "kw", "sh", "sw", "pitch", "rows", "margin", "kstride")
 _PLAN_CELLS = len(_PLAN_SIZES)
+_CELL = 12
 
 
 def _v1_plan(n, c, h, w, ho, wo, kernel, stride, pad) -> np.ndarray:
@@ -382,13 +387,26 @@ def _v1_plan(n, c, h, w, ho, wo, kernel, stride, pad) -> np.ndarray:
     pitch, rows, margin = _phase_geometry(h, w, ho, wo, sh, sw, ph, pw, kh, kw)
     kstride = ho * pitch + 16  # one cell's pitched words, then a vector of zeros (full vectors read past them)
     plan = [n, c, h, w, ho, wo, _words_per_row(ho, wo), kh, kw, sh, sw, pitch, rows, margin, kstride]
+    seen = set()
     for k in range(kh * kw):
         i, j = divmod(k, kw)
         oh_lo, oh_hi = tap_range.py_func(ho, sh, ph, i, h)
         ow_lo, ow_hi = tap_range.py_func(wo, sw, pw, j, w)
         # target (oh*sH - pH + i, ow*sW - pW + j) = ((oh + di)*sH + a, (ow + dj)*sW + b): phase (a, b), shift
         (di, a), (dj, b) = divmod(i - ph, sh), divmod(j - pw, sw)
-        plan += [oh_lo, oh_hi, ow_lo, ow_hi, margin + (a * sw + b) * rows * pitch + di * pitch + dj]
+        phase = a * sw + b
+        offset = margin + phase * rows * pitch + di * pitch + dj
+        plan += [oh_lo, oh_hi, ow_lo, ow_hi, offset]
+        if phase in seen:
+            plan += [0] * 7
+            continue
+        seen.add(phase)
+        # The cell's targets outside its phase plane are all in the padding (bit cleared, +0.0): not written.
+        plane_lo, plane_hi = margin + phase * rows * pitch, margin + (phase + 1) * rows * pitch
+        lo, hi = max(offset + oh_lo * pitch, plane_lo), min(offset + oh_hi * pitch, plane_hi)
+        if hi <= lo:  # (no target inside: the plane is zeroed)
+            lo = hi = plane_hi
+        plan += [1, lo - offset, hi - offset, plane_lo, lo, hi, plane_hi]
     array = np.array(plan, np.int64)
     array.flags.writeable = False
     return array
@@ -406,12 +424,15 @@ def _v1_backward_compiled(words, g, out, plan):
     therefore accumulated split by phase (``(row mod sH, column mod sW)``, one sub-plane each, rows of
     ``pitch``): there the cell's targets are the pooled grid shifted by a constant, so each cell is one run of
     16-lane vectors over the flat pooled grid (``acc[t + offset] += g[t]`` where the channel's bit is set, see
-    :func:`_accel.vec_add_where_bit`). The 16-channel words of a channel group are copied once per cell with
-    the pitch, zero at the rows and columns whose target falls in the padding (so those lanes add +0.0, as the
-    NumPy path drops them; an accumulator never holds -0.0, so adding +0.0 changes nothing) and followed by a
-    vector of zeros, so a cell's last vector needs no mask. The phases are then interleaved back into ``out``
-    (stride 2: two phase rows make one input row, :func:`_accel.vec_store_pairs`), and the phase planes are
-    zeroed for the next plane (the margins stay zero: every nonzero is the target of an input cell)."""
+    :func:`_accel.vec_add_where_bit`), except the first cell of each phase plane, which writes ``0.0 + g[t]``
+    (:func:`_accel.vec_put_where_bit`) after zeroing what of the plane it does not reach: the planes need no
+    zeroing between channels. The 16-channel words of a channel group are copied once per cell with the pitch,
+    zero at the rows and columns whose target falls in the padding (so those lanes add +0.0, as the NumPy path
+    drops them; an accumulator never holds -0.0, so adding +0.0 changes nothing) and followed by a vector of
+    zeros, so a cell's last vector needs no mask (its lanes past the cell's rows add +0.0, to whatever they
+    reach). The phases are then interleaved back into ``out`` (stride 2: two phase rows make one input row,
+    :func:`_accel.vec_store_pairs`). Margins and phase planes without cells are only ever added +0.0: they stay
+    zero."""
     n, c, h, w, ho, wo, q = plan[0], plan[1], plan[2], plan[3], plan[4], plan[5], plan[6]
     kh, kw, sh, sw, pitch, rows, margin, kstride = (
         plan[7],
@@ -430,11 +451,10 @@ def _v1_backward_compiled(words, g, out, plan):
     acc = np.zeros(sh * sw * plane + 2 * margin, np.float32)
     bits = np.zeros(kk * kstride, np.uint16)
     gpitched = np.zeros(ho * pitch if pitch != wo else 0, np.float32)
-    zero = vec_zero()
     for b in range(n):
         for cb in range(c1):
             for k in range(kk):
-                cell = _PLAN_CELLS + 5 * k
+                cell = _PLAN_CELLS + _CELL * k
                 oh_lo, oh_hi, ow_lo, ow_hi = plan[cell], plan[cell + 1], plan[cell + 2], plan[cell + 3]
                 src = ((b * c1 + cb) * kk + k) * q
                 dst = k * kstride
@@ -461,13 +481,20 @@ def _v1_backward_compiled(words, g, out, plan):
                         for ow in range(wo):
                             gpitched[d0 + u(ow)] = g[s0 + u(ow)]
                     gv, g0 = gpitched, 0
-                if sw != 2:
-                    acc[:] = 0.0
                 for k in range(kk):
-                    cell = _PLAN_CELLS + 5 * k
-                    t1, offset = plan[cell + 1] * pitch, plan[cell + 4]
-                    for t in range(plan[cell] * pitch, t1, 16):
-                        vec_add_where_bit(acc, offset + t, gv, g0 + t, bits, k * kstride + t, lane, 16)
+                    cell = _PLAN_CELLS + _CELL * k
+                    offset, w0 = plan[cell + 4], k * kstride
+                    if plan[cell + 5]:  # the phase plane's first cell: the rest of the plane zeroed, its part written
+                        for e in range(plan[cell + 8], plan[cell + 9]):
+                            acc[e] = 0.0
+                        for e in range(plan[cell + 10], plan[cell + 11]):
+                            acc[e] = 0.0
+                        put_hi = plan[cell + 7]
+                        for t in range(plan[cell + 6], put_hi, 16):
+                            vec_put_where_bit(acc, offset + t, gv, g0 + t, bits, w0 + t, lane, put_hi - t)
+                    else:  # whole vectors (past the cell's rows its words are 0: +0.0 added, nothing read)
+                        for t in range(plan[cell] * pitch, plan[cell + 1] * pitch, 16):
+                            vec_add_where_bit(acc, offset + t, gv, g0 + t, bits, w0 + t, lane, 16)
                 o0 = (b * c + ch) * h * w
                 if sw == 2:  # phase rows (a, 0) and (a, 1), r make input row r*sH + a
                     r, a = 0, 0
@@ -480,8 +507,6 @@ def _v1_backward_compiled(words, g, out, plan):
                         a += 1
                         if a == sh:
                             r, a = r + 1, 0
-                    for e in range(margin, margin + sh * 2 * plane, 16):  # (+ a vector of the zero margin)
-                        vec_store(acc, e, zero)
                 else:  # any other stride: element by element (stride 1: a copy)
                     for a in range(sh):
                         for r in range((h - a + sh - 1) // sh):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from generator.kernels._accel import vec_add_where_bit, vec_load, vec_store_pairs
+from generator.kernels._accel import vec_add_where_bit, vec_load, vec_put_where_bit, vec_store_pairs
 from generator.kernels.max_pool2d_with_mask_backward import (
     decode_mask,
     encode_mask,
@@ -387,6 +387,8 @@ PHASE_CASES = [
     ((1, 2, 9, 65), [3], [2], [1], False),  # rows of 65: a last interleave of 1
     ((2, 33, 32, 32), [2], [2], [0], False),  # pooled grid 16 x 16 (whole vectors), C 33: three channel groups
     ((1, 4, 9, 12), [3], [1, 2], [1], False),  # sH 1, sW 2: the stride-2 interleave, one row phase
+    ((2, 3, 2, 3), [3], [2], [1], False),  # Ho 1: the first cell of the odd rows reaches none (plane zeroed)
+    ((1, 5, 3, 4), [3], [2], [1], True),  # tiny planes, ceil: several channels reuse the accumulator
 ]
 
 
@@ -500,6 +502,10 @@ def _add_where_bit(target, at, values, values_at, words, words_at, bit, count):
     vec_add_where_bit(target, at, values, values_at, words, words_at, bit, count)
 
 
+def _put_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    vec_put_where_bit(target, at, values, values_at, words, words_at, bit, count)
+
+
 def _compiled(function):
     from generator.kernels import _accel
 
@@ -522,11 +528,13 @@ def test_vec_store_pairs_writes_exactly_count_values():
         np.testing.assert_array_equal(out, want)
 
 
-def test_vec_add_where_bit_adds_only_flagged_lanes():
+@pytest.mark.parametrize("put", [False, True], ids=["add", "put"])
+def test_vec_where_bit_uses_only_flagged_lanes(put):
     """``vec_add_where_bit``: ``target += values`` in the lanes whose word has the bit, ``+= +0.0`` in the others
-    (a NaN or inf there does not leak; ``-0.0`` values give ``+0.0`` on a zero target, as NumPy), nothing at or
-    past ``count`` read or written."""
-    run = _compiled(_add_where_bit)
+    (a NaN or inf there does not leak; ``-0.0`` gives ``+0.0`` on a zero target, as NumPy's sums);
+    ``vec_put_where_bit``: the same onto zeros, whatever the target held. Nothing at or past ``count`` is read
+    or written."""
+    run = _compiled(_put_where_bit if put else _add_where_bit)
     rng = np.random.default_rng(5)
     words = rng.integers(0, 2**16, 40).astype(np.uint16)
     values = rng.standard_normal(40).astype(np.float32)
@@ -535,11 +543,12 @@ def test_vec_add_where_bit_adds_only_flagged_lanes():
     for bit in (0, 7, 15):
         for count in (-1, 0, 1, 9, 16, 50):
             target = np.zeros(40, np.float32)
+            target[2:] = np.nan if put else 0.0  # (put: the old values must not matter)
             target[30:] = 7.0
+            want = target.copy()
             run(target, 2, values, 3, words, 1, bit, count)
             lanes = min(max(count, 0), 16)
             flagged = (words[1 : 1 + lanes] >> bit) & 1 == 1
-            want = np.zeros(40, np.float32)
-            want[30:] = 7.0
-            want[2 : 2 + lanes] += np.where(flagged, values[3 : 3 + lanes], np.float32(0.0))
+            base = np.zeros(lanes, np.float32) if put else want[2 : 2 + lanes]
+            want[2 : 2 + lanes] = base + np.where(flagged, values[3 : 3 + lanes], np.float32(0.0))
             np.testing.assert_array_equal(target.view(np.uint32), want.view(np.uint32))
