@@ -77,6 +77,7 @@ from generator.kernels._accel import (
     vec_store_pairs,
 )
 from generator.kernels._common import (
+    FLOAT_DTYPES,
     OPS_PER_STEP,
     Cost,
     check_float,
@@ -114,6 +115,7 @@ _LANES = np.arange(_C0, dtype=np.uint16)
 _U16_LE = np.dtype("<u2")  # the bit-mask words (parsed once, not per call)
 _I32_LE = np.dtype("<i4")  # the A2 argmax values
 _FLOAT32 = np.dtype(np.float32)
+_FLOATS = frozenset(FLOAT_DTYPES)  # (dtypes hash as they compare)
 
 
 def mask_layout(product, kernel_size) -> str:
@@ -543,13 +545,18 @@ def _key(values) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _setup(product, kernel_size, stride, padding, dilation, ceil_mode, self_shape):
-    """Layout, normalised attributes, geometry, pooled shape and the compiled bit-mask loop's plan of a call
-    (cached: small calls are dominated by this parsing; refusals raise and are not cached)."""
+    """Layout, normalised attributes, geometry, pooled shape, the compiled bit-mask loop's plan and the bytes
+    of the mask the layout reads, of a call (cached: small calls are dominated by this parsing; refusals raise
+    and are not cached)."""
     layout = mask_layout(product, kernel_size)
     kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
     geometry = n, c, h, w, ho, wo, lead = _geometry(self_shape, kernel, stride_, pad, ceil_mode)
-    plan = _v1_plan(n, c, h, w, ho, wo, kernel, stride_, pad) if layout == LAYOUT_V1 else None
-    return layout, kernel, stride_, pad, geometry, lead + (ho, wo), plan
+    if layout == LAYOUT_V1:
+        plan = _v1_plan(n, c, h, w, ho, wo, kernel, stride_, pad)
+        mask_bytes = n * -(-c // _C0) * kernel[0] * kernel[1] * _words_per_row(ho, wo) * 2
+    else:
+        plan, mask_bytes = None, n * c * ho * wo * 4
+    return layout, kernel, stride_, pad, geometry, lead + (ho, wo), plan, mask_bytes
 
 
 def max_pool2d_with_mask_backward(
@@ -558,11 +565,11 @@ def max_pool2d_with_mask_backward(
     """Route ``grad_output`` through the product-specific INT8 mask; returns an array like ``self``."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
-    check_float("self", self)
-    check_float("grad_output", grad_output)
-    if grad_output.dtype != self.dtype:
+    if self.dtype not in _FLOATS or grad_output.dtype != self.dtype:  # (one set lookup in the common case)
+        check_float("self", self)
+        check_float("grad_output", grad_output)
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
-    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead), pooled, plan = _setup(
+    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead), pooled, plan, mask_bytes = _setup(
         str(product), _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
     )
     if grad_output.shape != pooled:
@@ -571,7 +578,7 @@ def max_pool2d_with_mask_backward(
         return np.zeros(self.shape, dtype=self.dtype)
     g = to_compute(grad_output)
     if layout == LAYOUT_A2:
-        argmax = _a2_argmax(indices, n * c * ho * wo)  # int32 view of the buffer, no copy
+        argmax = _raw_bytes(indices, mask_bytes).view(_I32_LE)  # int32 view of the buffer, no copy
         if _accel.enabled():
             grad_input = np.empty(self.shape, dtype=np.float32)  # every cell is written
             if _a2_backward_compiled.dispatcher()(_accel.ready(argmax), g.ravel(), grad_input.ravel(), ho * wo, h * w):
@@ -580,7 +587,7 @@ def max_pool2d_with_mask_backward(
         grad_input = scatter_add_planes(g.reshape(n * c, -1), argmax.reshape(n * c, -1), h * w)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     kk = kernel[0] * kernel[1]
-    words = _v1_words(indices, n, c, kk, ho, wo)  # flat
+    words = _raw_bytes(indices, mask_bytes).view(_U16_LE)  # flat ``[n][c1][k][q]``
     if _accel.enabled():
         grad_input = np.empty(self.shape, dtype=np.float32)  # every cell is written
         # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable; ravel: views),
