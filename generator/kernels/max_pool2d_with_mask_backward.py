@@ -450,6 +450,7 @@ def _v1_backward_compiled(words, g, out, plan):
     c1 = (c + 15) // 16
     u = np.uint64
     plane = rows * pitch
+    size = n * c * h * w
     acc = np.zeros(sh * sw * plane + 2 * margin, np.float32)
     bits = np.zeros(kk * kstride, np.uint16)
     gpitched = np.zeros(ho * pitch if pitch != wo else 0, np.float32)
@@ -499,13 +500,17 @@ def _v1_backward_compiled(words, g, out, plan):
                             vec_add_where_bit(acc, offset + t, gv, g0 + t, bits, w0 + t, lane, 16)
                 o0 = (b * c + ch) * h * w
                 if sw == 2:  # phase rows (a, 0) and (a, 1), r make input row r*sH + a
+                    # ``out`` is written in address order: plain 32-value stores, whose values past the row land
+                    # where later rows (planes) are written; only the very end of ``out`` takes a masked store
                     r, a = 0, 0
                     for hh in range(h):
                         base = margin + a * 2 * plane + r * pitch
                         for cc in range(0, w, 32):
-                            count = min(32, w - cc)
-                            e = base + (cc >> 1)
-                            vec_store_pairs(out, o0 + hh * w + cc, vec_load(acc, e), vec_load(acc, e + plane), count)
+                            at, e = o0 + hh * w + cc, base + (cc >> 1)
+                            if at + 32 <= size:
+                                vec_store_pairs(out, at, vec_load(acc, e), vec_load(acc, e + plane), 32)
+                            else:
+                                vec_store_pairs(out, at, vec_load(acc, e), vec_load(acc, e + plane), w - cc)
                         a += 1
                         if a == sh:
                             r, a = r + 1, 0
