@@ -419,6 +419,27 @@ def test_v1_compiled_path_is_bit_identical_to_numpy(rng, dtype, case):
         np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
+@pytest.mark.parametrize("case", PHASE_CASES, ids=[f"phase{i}" for i in range(len(PHASE_CASES))])
+def test_v1_compiled_loop_writes_only_its_output(rng, case):
+    """The compiled loop writes ``out`` in address order with whole stores whose values past a row are
+    overwritten later: nothing after the end of ``out`` may be touched (here: guard values right after it)."""
+    from generator.kernels import max_pool2d_with_mask_backward as module
+
+    pytest.importorskip("numba")
+    shape, kernel, stride, padding, ceil_mode = case
+    x = rng.standard_normal(shape).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, padding, [1], ceil_mode, product="910")
+    grad = rng.standard_normal(out.shape).astype(np.float32)
+    setup = module._setup("910", tuple(kernel), tuple(stride), tuple(padding), (1,), ceil_mode, x.shape)
+    plan, mask_bytes = setup[-2], setup[-1]
+    words = mask.reshape(-1)[:mask_bytes].view(np.uint16)
+    buffer = np.full(x.size + 64, np.nan, np.float32)
+    module._v1_backward_compiled.dispatcher()(words, grad.reshape(-1), buffer[: x.size], plan)
+    assert np.isnan(buffer[x.size :]).all()
+    want = max_pool2d_with_mask_backward(grad, x, mask, kernel, stride, padding, [1], ceil_mode, product="910")
+    np.testing.assert_array_equal(buffer[: x.size].view(np.uint32), want.reshape(-1).view(np.uint32))
+
+
 @pytest.mark.parametrize("product", ["910", "910b"])
 def test_mask_layout_in_memory_does_not_matter(rng, product):
     """The mask is read as C-order bytes: a strided view of the same bytes (exactly the needed size, or larger
@@ -456,13 +477,17 @@ def _a2_case(rng, shape, kernel, stride, padding, ceil_mode):
     return x, grad, idx_t, _atk_encode(idx_t, mask_shape(shape, kernel, stride, padding, [1], ceil_mode))
 
 
+@pytest.mark.parametrize("zeroed", [False, True], ids=["planes-zeroed", "calloc"])
 @pytest.mark.parametrize("case", [*CASES, PHASE_CASES[0]], ids=[*CASE_IDS, "stem"])
-def test_a2_compiled_path_is_torch_bit_for_bit(rng, case):
-    """The compiled A2/A3 loop zeroes each plane and adds ``grad_output`` in pooled order in float32, as
-    PyTorch's CPU kernel: the same bits, ties (one cell the maximum of several windows) included."""
+def test_a2_compiled_path_is_torch_bit_for_bit(rng, monkeypatch, case, zeroed):
+    """The compiled A2/A3 loop zeroes each plane (or, from ``_ZEROED_BYTES`` on, gets zeros) and adds
+    ``grad_output`` in pooled order in float32, as PyTorch's CPU kernel: the same bits, ties (one cell the maximum
+    of several windows) included, on both sides of the threshold."""
     from generator.kernels import _accel
+    from generator.kernels import max_pool2d_with_mask_backward as module
 
     pytest.importorskip("numba")
+    monkeypatch.setattr(module, "_ZEROED_BYTES", 0 if zeroed else 1 << 62)
     shape, kernel, stride, padding, ceil_mode = case
     x, grad, idx_t, mask = _a2_case(rng, shape, kernel, stride, padding, ceil_mode)
     want = _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode)
@@ -470,6 +495,11 @@ def test_a2_compiled_path_is_torch_bit_for_bit(rng, case):
     with _accel.forced("compiled"):
         got = max_pool2d_with_mask_backward(*args, product="910b")
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    out = np.full(x.size, 0.0 if zeroed else np.nan, np.float32)  # (the loop itself: what it does not zero shows)
+    argmax = mask.reshape(-1)[: 4 * grad.size].view(np.int32)
+    pooled, plane = grad.shape[-1] * grad.shape[-2], x.shape[-1] * x.shape[-2]
+    assert module._a2_backward_compiled.dispatcher()(argmax, grad.reshape(-1), out, pooled, plane, zeroed)
+    np.testing.assert_array_equal(out.view(np.uint32), want.reshape(-1).view(np.uint32))
     with _accel.forced("numpy"):  # float64 sums: within a float32 rounding
         _close(max_pool2d_with_mask_backward(*args, product="910b"), want)
 
