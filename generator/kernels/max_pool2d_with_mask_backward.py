@@ -532,15 +532,14 @@ def _a2_backward_compiled(argmax, g, out, pooled, plane, zeroed):
     bit for bit), as ``scatter_add_planes``'s compiled loop but in one pass. Returns False (``out`` partial) at
     the first argmax value outside ``[0, H*W)``."""
     for p in range(out.size // plane):
-        o0, s0 = p * plane, p * pooled
+        row, index, values = out[p * plane : (p + 1) * plane], argmax[p * pooled :], g[p * pooled :]
         if not zeroed:
-            for e in range(plane):
-                out[o0 + e] = 0.0
+            row[:] = 0.0
         for j in range(pooled):
-            i = argmax[s0 + j]
+            i = index[j]
             if i < 0 or i >= plane:
                 return False
-            out[o0 + i] += g[s0 + j]
+            row[i] += values[j]
     return True
 
 
