@@ -59,8 +59,8 @@ one plane at a time, into an accumulator split by phase (input row mod sH, colum
 cell's targets are the pooled grid shifted by a constant: one run of 16-lane masked vectors per cell instead
 of a stride-sW scatter over rows of a few elements, then the phases interleaved back (see
 ``_v1_backward_compiled``; its per-geometry set-up is a plan cached with the call's geometry). At the ResNet
-stem pooling (3x3, stride 2, padding 1), against PyTorch's index scatter on one thread: (2, 16, 28, 28) 10.5 us
-against 7.8 (the previous phase loop: 22 us), (16, 64, 112, 112) 7.4 ms against 25 (was 9.8).
+stem pooling (3x3, stride 2, padding 1), against PyTorch's index scatter on one thread: (2, 16, 28, 28) 9.4 us
+against 7.6 (the previous phase loop: 22 us), (16, 64, 112, 112) 7.1 ms against 25 (was 9.4).
 """
 
 from __future__ import annotations
