@@ -437,16 +437,8 @@ def _v1_backward_compiled(words, g, out, plan):
     :func:`_accel.vec_store_pairs`). Margins and phase planes without cells are only ever added +0.0: they stay
     zero."""
     n, c, h, w, ho, wo, q = plan[0], plan[1], plan[2], plan[3], plan[4], plan[5], plan[6]
-    kh, kw, sh, sw, pitch, rows, margin, kstride = (
-        plan[7],
-        plan[8],
-        plan[9],
-        plan[10],
-        plan[11],
-        plan[12],
-        plan[13],
-        plan[14],
-    )
+    kh, kw, sh, sw = plan[7], plan[8], plan[9], plan[10]
+    pitch, rows, margin, kstride = plan[11], plan[12], plan[13], plan[14]
     kk = kh * kw
     c1 = (c + 15) // 16
     u = np.uint64
