@@ -478,8 +478,30 @@ def vec_add_sums4(array, index, vector):
     raise NotImplementedError("vec_add_sums4 is only available inside compiled loops")
 
 
+def vec_store_pairs(array, index, even, odd, count):
+    """(compiled code only) The first ``count`` (0..32) values of ``even[0], odd[0], even[1], odd[1], ...`` stored
+    at ``array[index:]`` (a C-contiguous 1-D float32 array; masked stores: nothing at or after ``index + count``
+    is touched): two vectors interleaved, e.g. the two column phases of a stride-2 row."""
+    raise NotImplementedError("vec_store_pairs is only available inside compiled loops")
+
+
+def vec_add_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    """(compiled code only) ``target[at + l] += values[values_at + l]`` for the ``min(count, 16)`` lanes ``l``,
+    adding ``+0.0`` instead where bit ``bit`` of ``words[words_at + l]`` is clear (``target``/``values``:
+    C-contiguous 1-D float32, ``words``: C-contiguous 1-D uint16; masked loads and stores: no lane at or past
+    ``count`` is read or written; ``values`` is read only where the bit is set)."""
+    raise NotImplementedError("vec_add_where_bit is only available inside compiled loops")
+
+
+def vec_put_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    """(compiled code only) :func:`vec_add_where_bit` onto zeros: ``target[at + l] = 0.0 + values[values_at + l]``
+    where the bit is set, ``+0.0`` where it is clear (``target`` is not read)."""
+    raise NotImplementedError("vec_put_where_bit is only available inside compiled loops")
+
+
 def _register_vectors(nt, ir, intrinsic, overload) -> None:
     """The compiled forms of the ``vec_*`` functions (called once, from :func:`_register_overloads`)."""
+    from llvmlite.binding import llvm_version_info as llvm_version
     from numba.core import cgutils
     from numba.extending import models, register_model
 
@@ -614,11 +636,115 @@ def _register_vectors(nt, ir, intrinsic, overload) -> None:
         ok = is_vector_array(array) and isinstance(index, nt.Integer) and vector == vec_type
         return (nt.none(array, index, vector), codegen) if ok else None
 
+    # Masked loads and stores touch only the lanes whose mask bit is set (no fault past an array's end). LLVM 22
+    # takes their alignment as a pointer attribute (absent: unaligned, as these accesses are), older LLVMs as an
+    # argument.
+    def masked_alignment():
+        return [] if llvm_version >= (22,) else [ir.Constant(ir.IntType(32), 1)]
+
+    def masked_load(builder, pointer, mask, passthru):
+        vector, alignment = passthru.type, masked_alignment()
+        operands = [pointer.type, *(a.type for a in alignment), mask.type, vector]
+        name = f"llvm.masked.load.v16{'f32' if vector.element == ir.FloatType() else 'i16'}.p0"
+        function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector, operands), name)
+        return builder.call(function, [pointer, *alignment, mask, passthru])
+
+    def masked_store(builder, vector, pointer, mask):
+        alignment = masked_alignment()
+        operands = [vector.type, pointer.type, *(a.type for a in alignment), mask.type]
+        name = "llvm.masked.store.v16f32.p0"
+        function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), operands), name)
+        builder.call(function, [vector, pointer, *alignment, mask])
+
+    def lanes_below(context, builder, count_type, count, first):
+        """The mask ``first + l < count`` of the 16 lanes ``l``: the low ``count - first`` bits (clamped to 0..16)
+        of an integer, as 16 booleans (one mask-register move on AVX-512; all true for a constant count >= 16)."""
+        i64 = ir.IntType(64)
+        n = builder.sub(context.cast(builder, count, count_type, nt.int64), ir.Constant(i64, first))
+        n = builder.select(builder.icmp_signed("<", n, ir.Constant(i64, 0)), ir.Constant(i64, 0), n)
+        n = builder.select(builder.icmp_signed(">", n, ir.Constant(i64, 16)), ir.Constant(i64, 16), n)
+        bits = builder.sub(builder.shl(ir.Constant(i64, 1), n), ir.Constant(i64, 1))
+        return builder.bitcast(builder.trunc(bits, ir.IntType(16)), ir.VectorType(ir.IntType(1), 16))
+
+    def element_address(context, builder, array_type, array, index_type, index, vector):
+        data = context.make_array(array_type)(context, builder, array).data
+        offset = context.cast(builder, index, index_type, nt.intp)
+        return builder.bitcast(builder.gep(data, [offset]), vector.as_pointer())
+
+    def is_word_array(array):
+        return isinstance(array, nt.Array) and array.ndim == 1 and array.dtype == nt.uint16 and array.layout == "C"
+
+    @intrinsic
+    def store_pairs(typingctx, array, index, even, odd, count):
+        def codegen(context, builder, signature, args):
+            i32 = ir.IntType(32)
+            pointer = address(context, builder, signature.args[0], args[0], signature.args[1], args[1])
+            for half in (0, 1):
+                order = ir.Constant(ir.VectorType(i32, 16), _PAIRS[16 * half : 16 * half + 16])
+                vector = builder.shuffle_vector(args[2], args[3], order)
+                mask = lanes_below(context, builder, signature.args[4], args[4], 16 * half)
+                masked_store(builder, vector, builder.gep(pointer, [ir.Constant(i32, half)]), mask)
+            return context.get_dummy_value()
+
+        ok = is_vector_array(array) and isinstance(index, nt.Integer) and even == odd == vec_type
+        return (nt.none(array, index, even, odd, count), codegen) if ok and isinstance(count, nt.Integer) else None
+
+    def where_bit(accumulate):
+        """The compiled ``vec_add_where_bit`` (``accumulate``) or ``vec_put_where_bit``."""
+
+        def typer(typingctx, target, at, values, values_at, words, words_at, bit, count):
+            ok = is_vector_array(target) and is_vector_array(values) and is_word_array(words)
+            if not (ok and all(isinstance(i, nt.Integer) for i in (at, values_at, words_at, bit, count))):
+                return None
+            return nt.none(target, at, values, values_at, words, words_at, bit, count), codegen
+
+        def codegen(context, builder, signature, args):
+            types, i32, i16s = signature.args, ir.IntType(32), ir.VectorType(ir.IntType(16), 16)
+            active = lanes_below(context, builder, types[7], args[7], 0)
+            word_pointer = element_address(context, builder, types[4], args[4], types[5], args[5], i16s)
+            word = masked_load(builder, word_pointer, active, ir.Constant(i16s, [0] * 16))
+            shift = builder.trunc(context.cast(builder, args[6], types[6], nt.int64), ir.IntType(16))
+            shift = builder.insert_element(ir.Constant(i16s, ir.Undefined), shift, ir.Constant(i32, 0))
+            shift = builder.shuffle_vector(shift, shift, ir.Constant(ir.VectorType(i32, 16), [0] * 16))
+            flag = builder.shl(ir.Constant(i16s, [1] * 16), shift)
+            flagged = builder.icmp_unsigned("!=", builder.and_(word, flag), ir.Constant(i16s, [0] * 16))
+            zeros = ir.Constant(lanes, [0.0] * 16)
+            value_pointer = element_address(context, builder, types[2], args[2], types[3], args[3], lanes)
+            value = masked_load(builder, value_pointer, builder.and_(active, flagged), zeros)  # +0.0 where clear
+            target_pointer = element_address(context, builder, types[0], args[0], types[1], args[1], lanes)
+            base = masked_load(builder, target_pointer, active, zeros) if accumulate else zeros
+            masked_store(builder, builder.fadd(base, value), target_pointer, active)  # (0.0 + -0.0 is +0.0)
+            return context.get_dummy_value()
+
+        return intrinsic(typer)
+
+    add_where_bit, put_where_bit = where_bit(True), where_bit(False)
+
+    overload(vec_store_pairs)(
+        lambda array, index, even, odd, count: (
+            lambda array, index, even, odd, count: store_pairs(array, index, even, odd, count)
+        )
+    )
+    overload(vec_add_where_bit)(
+        lambda target, at, values, values_at, words, words_at, bit, count: (
+            lambda target, at, values, values_at, words, words_at, bit, count: add_where_bit(
+                target, at, values, values_at, words, words_at, bit, count
+            )
+        )
+    )
+    overload(vec_put_where_bit)(
+        lambda target, at, values, values_at, words, words_at, bit, count: (
+            lambda target, at, values, values_at, words, words_at, bit, count: put_where_bit(
+                target, at, values, values_at, words, words_at, bit, count
+            )
+        )
+    )
     overload(vec_add)(lambda a, b: lambda a, b: add(a, b))
     overload(vec_fold4)(lambda a, b, c, d: lambda a, b, c, d: fold4(a, b, c, d))
     overload(vec_add_sums4)(lambda array, index, vector: lambda array, index, vector: add_sums4(array, index, vector))
 
 
+_PAIRS = [v for m in range(16) for v in (m, m + 16)]  # lanes of two vectors interleaved
 _OVERLOADS: list = []
 
 

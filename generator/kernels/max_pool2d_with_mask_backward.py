@@ -52,14 +52,15 @@ Readings chosen where the facts are unsure (all [inferred] in the facts, not ver
 Implementation: Layout A scatters with a blocked ``np.bincount`` (shared with the 3-D kernel); Layout B
 loops over the ``kH*kW`` window cells, expands the 16 bit lanes with shifts and adds ``grad_output`` into a
 strided view of a padded float32 buffer (one cell per output per pass, so no collisions within a pass).
-With the compiled helpers (``_accel``) both layouts run as single loops: the scatter adds in float32 in index
-order (as PyTorch's CPU kernel); the bit mask makes the NumPy path's float32 sums in the same order
-(bit-identical), one plane at a time, into an accumulator split by phase (input row mod sH, column mod sW)
-where every window cell's targets are the pooled grid shifted by a constant: one contiguous vectorised loop
-per cell instead of a stride-sW scatter over rows of a few elements (see ``_v1_backward_compiled``). At the
-ResNet stem pooling (3x3, stride 2, padding 1) this took (2, 16, 28, 28) from 35 to 22 us (PyTorch's index
-scatter: 7.5 us; the loop still makes 9 masked adds per output, one per window cell, and interleaves the
-phases back) and (16, 64, 112, 112) from 14 to 8.7 ms (PyTorch 23 ms).
+With the compiled helpers (``_accel``) both layouts run as single loops on flat arrays: the scatter adds in
+float32 in index order (as PyTorch's CPU kernel, bit for bit), one plane at a time, each zeroed just before
+(``_a2_backward_compiled``); the bit mask makes the NumPy path's float32 sums in the same order (bit-identical),
+one plane at a time, into an accumulator split by phase (input row mod sH, column mod sW) where every window
+cell's targets are the pooled grid shifted by a constant: one run of 16-lane masked vectors per cell instead
+of a stride-sW scatter over rows of a few elements, then the phases interleaved back (see
+``_v1_backward_compiled``; its per-geometry set-up is a plan cached with the call's geometry). At the ResNet
+stem pooling (3x3, stride 2, padding 1), against PyTorch's index scatter on one thread: (2, 16, 28, 28) 9.4 us
+against 7.6 (the previous phase loop: 22 us), (16, 64, 112, 112) 7.1 ms against 25 (was 9.4).
 """
 
 from __future__ import annotations
@@ -69,8 +70,15 @@ import functools
 import numpy as np
 
 from generator.kernels import _accel
-from generator.kernels._accel import tap_range
+from generator.kernels._accel import (
+    tap_range,
+    vec_add_where_bit,
+    vec_load,
+    vec_put_where_bit,
+    vec_store_pairs,
+)
 from generator.kernels._common import (
+    FLOAT_DTYPES,
     OPS_PER_STEP,
     Cost,
     check_float,
@@ -106,6 +114,9 @@ _A2_PRODUCTS = {"910b", "910_93", "a2", "a3", "ascend910b", "ascend910_93"}
 _V1_PRODUCTS = {"910", "ascend910"}
 _LANES = np.arange(_C0, dtype=np.uint16)
 _U16_LE = np.dtype("<u2")  # the bit-mask words (parsed once, not per call)
+_I32_LE = np.dtype("<i4")  # the A2 argmax values
+_FLOAT32 = np.dtype(np.float32)
+_FLOATS = frozenset(FLOAT_DTYPES)  # (dtypes hash as they compare)
 
 
 def mask_layout(product, kernel_size) -> str:
@@ -182,10 +193,10 @@ def _first_inbounds_cell(kernel, stride, pad, ho, wo, h, w) -> np.ndarray:
 
 
 _MASK_DTYPES = frozenset((np.dtype(np.int8), np.dtype(np.uint8)))  # (dtypes hash as they compare)
-_BYTES = np.dtype(np.uint8)
 
 
 def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
+    """The first ``needed`` bytes of ``mask`` in C order, 1-D int8/uint8 (a view of a C-contiguous mask)."""
     mask = np.asarray(mask)
     if mask.dtype not in _MASK_DTYPES:
         raise TypeError(f"indices must be an INT8 mask, got dtype {mask.dtype}")
@@ -194,9 +205,9 @@ def _raw_bytes(mask: np.ndarray, needed: int) -> np.ndarray:
     if not mask.flags.c_contiguous:
         if mask.size > needed:
             # Gather only the leading bytes the layout reads (C order), not a (maybe huge, zero-stride) mask.
-            return mask[np.unravel_index(np.arange(needed), mask.shape)].view(_BYTES)
+            return mask[np.unravel_index(np.arange(needed), mask.shape)]
         mask = np.ascontiguousarray(mask)
-    return mask.ravel().view(_BYTES)  # ravel: a view of a C-contiguous array
+    return mask.reshape(-1)[:needed]  # reshape: a view of a C-contiguous array
 
 
 def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, layout) -> np.ndarray:
@@ -249,14 +260,13 @@ def encode_mask(argmax, self_shape, kernel_size, stride, padding, ceil_mode, *, 
 
 def _a2_argmax(mask, count: int) -> np.ndarray:
     """The little-endian int32 argmax prefix of an A2/A3 mask (a view when the buffer is contiguous)."""
-    return _raw_bytes(mask, count * 4)[: count * 4].view("<i4")
+    return _raw_bytes(mask, count * 4).view(_I32_LE)
 
 
 def _v1_words(mask, n, c, kk, ho, wo) -> np.ndarray:
-    c1 = -(-c // _C0)
-    q = _words_per_row(ho, wo)
-    raw = _raw_bytes(mask, n * c1 * kk * q * 2)
-    return raw[: n * c1 * kk * q * 2].view(_U16_LE).reshape(n, c1, kk, q)
+    """The ``N * ceil(C/16) * kH*kW * Q`` little-endian uint16 words of a bit mask, flat (C order ``[n][c1][k][q]``)."""
+    size = n * -(-c // _C0) * kk * _words_per_row(ho, wo) * 2
+    return _raw_bytes(mask, size).view(_U16_LE)
 
 
 def _v1_bits(words, k, c, ho, wo) -> np.ndarray:
@@ -280,7 +290,7 @@ def decode_mask(mask, self_shape, kernel_size, stride, padding, ceil_mode, *, la
     if layout != LAYOUT_V1:
         raise ValueError(f"unknown mask layout {layout!r}")
     kk = kernel[0] * kernel[1]
-    words = _v1_words(mask, n, c, kk, ho, wo)
+    words = _v1_words(mask, n, c, kk, ho, wo).reshape(n, -(-c // _C0), kk, -1)
     out = np.full((n, c, ho, wo), -1, dtype=np.int64)
     for k in range(kk - 1, -1, -1):  # reverse so that the first flagged cell wins
         target, valid = _window_cell(k, kernel, stride_, pad, ho, wo, h, w)
@@ -344,7 +354,8 @@ def cost(grad_output, self, indices, kernel_size, stride, padding, dilation, cei
     nbytes = 4 * nc * hp * wp + 4 * grad_size + 8 * lanes + 6 * self_size
     # the compiled loop's scratch (one channel group's pitched words, one plane's phases and gradient)
     pitch, rows, margin = _phase_geometry(h, w, ho, wo, *strides, *pad, *kernel)
-    nbytes += 2 * cells * ho * pitch + 4 * ho * pitch + 4 * (strides[0] * strides[1] * rows * pitch + 2 * margin)
+    nbytes += 2 * cells * (ho * pitch + 16) + 4 * ho * pitch + 4 * (strides[0] * strides[1] * rows * pitch + 2 * margin)
+    nbytes += 8 * (_PLAN_CELLS + _CELL * cells)  # the plan
     ops = cells * (12 * lanes + 4 * nc * ho * wo + OPS_PER_STEP) + 4 * nc * hp * wp
     return Cost(nbytes, ops, "kernelSize" if cells * ho * wo > 64 * h * w else "self")
 
@@ -353,93 +364,200 @@ def _phase_geometry(h, w, ho, wo, sh, sw, ph, pw, kh, kw):
     """Sizes of the phase-split accumulator of :func:`_v1_backward_compiled`: ``(pitch, rows, margin)``, a phase
     plane holding the cells ``(r*sH + a, c*sW + b)`` of one phase ``(a, b)`` as rows of ``pitch`` (>= the
     pooled width, so the pooled grid keeps one flat index), and the margin before and after the planes that
-    the masked lanes of partial windows may touch (a row plus the widest column shift, plus a vector)."""
+    the lanes of partial windows and of a cell's last vector may touch (a row plus the widest column shift,
+    plus a vector)."""
     pitch = max(wo, -(-w // sw))
     rows = -(-h // sh)
     shift = max(-((0 - pw) // sw), (kw - 1 - pw) // sw, 0)
     return pitch, rows, pitch + shift + 16
 
 
+# The plan of a bit-mask call (int64, cached per geometry): the sizes, then ``_CELL`` values per window cell ``k``
+# from ``_PLAN_CELLS + _CELL*k``: the pooled rows ``[oh_lo, oh_hi)`` and columns ``[ow_lo, ow_hi)`` whose target
+# is inside the input; ``offset``, the accumulator index of the target of pooled position 0 (its phase plane
+# and shift); ``first``, 1 for the first cell (in ``k`` order) of its phase plane, which writes instead of adding
+# (no zeroing between channels), with its pooled positions ``[put_lo, put_hi)`` (flat, pitched) that target its
+# phase plane and the two ranges of the plane it does not write, ``[zero0_lo, zero0_hi)`` and
+# ``[zero1_lo, zero1_hi)`` (accumulator indices), zeroed first.
+_PLAN_SIZES = ("n", "c", "h", "w", "ho", "wo", "words", "kh", "kw", "sh", "sw", "pitch", "rows", "margin", "kstride")
+_PLAN_CELLS = len(_PLAN_SIZES)
+_CELL = 12
+
+
+def _v1_plan(n, c, h, w, ho, wo, kernel, stride, pad) -> np.ndarray:
+    """The read-only plan of :func:`_v1_backward_compiled` (Python ints: computed once per geometry)."""
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, pad
+    pitch, rows, margin = _phase_geometry(h, w, ho, wo, sh, sw, ph, pw, kh, kw)
+    kstride = ho * pitch + 16  # one cell's pitched words, then a vector of zeros (full vectors read past them)
+    plan = [n, c, h, w, ho, wo, _words_per_row(ho, wo), kh, kw, sh, sw, pitch, rows, margin, kstride]
+    seen = set()
+    for k in range(kh * kw):
+        i, j = divmod(k, kw)
+        oh_lo, oh_hi = tap_range.py_func(ho, sh, ph, i, h)
+        ow_lo, ow_hi = tap_range.py_func(wo, sw, pw, j, w)
+        # target (oh*sH - pH + i, ow*sW - pW + j) = ((oh + di)*sH + a, (ow + dj)*sW + b): phase (a, b), shift
+        (di, a), (dj, b) = divmod(i - ph, sh), divmod(j - pw, sw)
+        phase = a * sw + b
+        offset = margin + phase * rows * pitch + di * pitch + dj
+        plan += [oh_lo, oh_hi, ow_lo, ow_hi, offset]
+        if phase in seen:
+            plan += [0] * 7
+            continue
+        seen.add(phase)
+        # The cell's targets outside its phase plane are all in the padding (bit cleared, +0.0): not written.
+        plane_lo, plane_hi = margin + phase * rows * pitch, margin + (phase + 1) * rows * pitch
+        lo, hi = max(offset + oh_lo * pitch, plane_lo), min(offset + oh_hi * pitch, plane_hi)
+        if hi <= lo:  # (no target inside: the plane is zeroed)
+            lo = hi = plane_hi
+        plan += [1, lo - offset, hi - offset, plane_lo, lo, hi, plane_hi]
+    array = np.array(plan, np.int64)
+    array.flags.writeable = False
+    return array
+
+
 @_accel.jit
-def _v1_backward_compiled(words, g, kh, kw, sh, sw, ph, pw, out, pitch, rows, margin):
-    """Compiled bit-mask backward, one channel plane at a time (everything stays in cache), the NumPy path's
-    float32 sums in the same order (window cell ``k`` outermost; ``+0.0`` where a bit is clear), bit for bit.
+def _v1_backward_compiled(words, g, out, plan):
+    """Compiled bit-mask backward (flat ``words`` uint16, ``g`` float32 ``(N*C*Ho*Wo,)``, ``out`` float32
+    ``(N*C*H*W,)``, every element written), one channel plane at a time (everything stays in cache): the NumPy
+    path's float32 sums in the same order (window cell ``k`` outermost; ``+0.0`` where a bit is clear), bit for
+    bit.
 
     Window cell ``(i, j)`` sends output ``(oh, ow)`` to input cell ``(oh*sH - pH + i, ow*sW - pW + j)``: a
     strided scatter in the input's layout (stride-2 rows of a few elements do not vectorise). The plane is
     therefore accumulated split by phase (``(row mod sH, column mod sW)``, one sub-plane each, rows of
-    ``pitch``): there the cell's targets are the pooled grid shifted by a constant, so each cell is ONE
-    contiguous, vectorised loop over the flat pooled grid (``dst[q] += g[q] & keep[q]``). The 16-channel
-    words of a channel group are copied once per cell with the pitch, zero at the columns whose target falls
-    in the padding (so those lanes add +0.0, as the NumPy path drops them; an accumulator never holds -0.0,
-    so adding +0.0 changes nothing); the planes are then interleaved back into ``out``. Indices are unsigned
-    (no negative-index wrap test), so the loops vectorise."""
-    n, c1, kk, _ = words.shape
-    c, ho, wo = g.shape[1], g.shape[2], g.shape[3]
-    h, w = out.shape[2], out.shape[3]
+    ``pitch``): there the cell's targets are the pooled grid shifted by a constant, so each cell is one run of
+    16-lane vectors over the flat pooled grid (``acc[t + offset] += g[t]`` where the channel's bit is set, see
+    :func:`_accel.vec_add_where_bit`), except the first cell of each phase plane, which writes ``0.0 + g[t]``
+    (:func:`_accel.vec_put_where_bit`) after zeroing what of the plane it does not reach: the planes need no
+    zeroing between channels. The 16-channel words of a channel group are copied once per cell with the pitch,
+    zero at the rows and columns whose target falls in the padding (so those lanes add +0.0, as the NumPy path
+    drops them; an accumulator never holds -0.0, so adding +0.0 changes nothing) and followed by a vector of
+    zeros, so a cell's last vector needs no mask (its lanes past the cell's rows add +0.0, to whatever they
+    reach). The phases are then interleaved back into ``out`` (stride 2: two phase rows make one input row,
+    :func:`_accel.vec_store_pairs`). Margins and phase planes without cells are only ever added +0.0: they stay
+    zero."""
+    n, c, h, w, ho, wo, q = plan[0], plan[1], plan[2], plan[3], plan[4], plan[5], plan[6]
+    kh, kw, sh, sw = plan[7], plan[8], plan[9], plan[10]
+    pitch, rows, margin, kstride = plan[11], plan[12], plan[13], plan[14]
+    kk = kh * kw
+    c1 = (c + 15) // 16
     u = np.uint64
     plane = rows * pitch
-    grid = ho * pitch
+    size = n * c * h * w
     acc = np.zeros(sh * sw * plane + 2 * margin, np.float32)
-    bits = np.zeros((kk, grid), np.uint16)  # one channel group's words, pitched, padding columns cleared
-    gpitched = np.zeros(grid, np.uint32)  # a plane's gradient with the pitch (when pitch != wo)
+    bits = np.zeros(kk * kstride, np.uint16)
+    gpitched = np.zeros(ho * pitch if pitch != wo else 0, np.float32)
     for b in range(n):
         for cb in range(c1):
             for k in range(kk):
-                j = k % kw
-                ow_lo, ow_hi = tap_range(wo, sw, pw, j, w)
-                mask_row = words[b, cb, k]
-                bits_row = bits[k]
-                for oh in range(ho):
-                    s0, d0 = u(oh * wo), u(oh * pitch)
-                    for ow in range(wo):  # columns wo..pitch stay 0 (never written)
-                        keep = ow >= ow_lo and ow < ow_hi
-                        bits_row[d0 + u(ow)] = mask_row[s0 + u(ow)] if keep else np.uint16(0)
+                cell = _PLAN_CELLS + _CELL * k
+                oh_lo, oh_hi, ow_lo, ow_hi = plan[cell], plan[cell + 1], plan[cell + 2], plan[cell + 3]
+                src = ((b * c1 + cb) * kk + k) * q
+                dst = k * kstride
+                if pitch == wo:  # one contiguous copy, then the few padding columns cleared
+                    for e in range(oh_lo * wo, oh_hi * wo):
+                        bits[u(dst + e)] = words[u(src + e)]
+                    for oh in range(oh_lo, oh_hi):
+                        for ow in range(ow_lo):
+                            bits[dst + oh * wo + ow] = 0
+                        for ow in range(ow_hi, wo):
+                            bits[dst + oh * wo + ow] = 0
+                else:  # columns wo..pitch stay 0 (never written)
+                    for oh in range(oh_lo, oh_hi):
+                        s0, d0 = u(src + oh * wo), u(dst + oh * pitch)
+                        for ow in range(wo):
+                            keep = ow >= ow_lo and ow < ow_hi
+                            bits[d0 + u(ow)] = words[s0 + u(ow)] if keep else np.uint16(0)
             for ch in range(cb * 16, min(c, cb * 16 + 16)):
-                lane = np.uint32(ch - cb * 16)
-                gv = g[b, ch].reshape(-1).view(np.uint32)
+                lane = ch - cb * 16
+                gv, g0 = g, (b * c + ch) * ho * wo
                 if pitch != wo:
                     for oh in range(ho):
-                        s0, d0 = u(oh * wo), u(oh * pitch)
+                        s0, d0 = u(g0 + oh * wo), u(oh * pitch)
                         for ow in range(wo):
-                            gpitched[d0 + u(ow)] = gv[s0 + u(ow)]
-                    gv = gpitched
-                acc[:] = 0.0
+                            gpitched[d0 + u(ow)] = g[s0 + u(ow)]
+                    gv, g0 = gpitched, 0
                 for k in range(kk):
-                    i = k // kw
-                    j = k - i * kw
-                    oh_lo, oh_hi = tap_range(ho, sh, ph, i, h)
-                    if oh_hi <= oh_lo:
-                        continue
-                    # target phase and shift: (oh*sH - pH + i) = (oh + di)*sH + a, likewise for columns
-                    a, di = (i - ph) % sh, (i - ph) // sh
-                    bb, dj = (j - pw) % sw, (j - pw) // sw
-                    t0, t1 = oh_lo * pitch, oh_hi * pitch
-                    start = margin + (a * sw + bb) * plane + di * pitch + dj + t0
-                    target = acc[start : start + (t1 - t0)]
-                    wk, gk = bits[k][t0:t1], gv[t0:t1]
-                    for q in range(t1 - t0):
-                        uq = u(q)
-                        keep = np.uint32(0) - ((np.uint32(wk[uq]) >> lane) & np.uint32(1))  # all ones or zero
-                        target[uq] += np.uint32(gk[uq] & keep).view(np.float32)  # g or +0.0
-                op = out[b, ch].reshape(-1)
-                for a in range(sh):  # input rows a, a + sH, ...: one row of phase planes (a, 0..sW-1) each
-                    for r in range((h - a + sh - 1) // sh):
-                        hh = r * sh + a
-                        row = op[hh * w : (hh + 1) * w]
-                        base = margin + a * sw * plane + r * pitch
-                        if sw == 2:  # the two phases interleaved; both loaded, then a select: vectorises
-                            even, odd = acc[base : base + pitch], acc[base + plane : base + plane + pitch]
-                            for ww in range(w):
-                                uw = u(ww)
-                                v0 = even[uw >> u(1)]
-                                v1 = odd[uw >> u(1)]
-                                row[uw] = v1 if uw & u(1) else v0
-                        else:  # (stride 1: a copy)
+                    cell = _PLAN_CELLS + _CELL * k
+                    offset, w0 = plan[cell + 4], k * kstride
+                    if plan[cell + 5]:  # the phase plane's first cell: the rest of the plane zeroed, its part written
+                        for e in range(plan[cell + 8], plan[cell + 9]):
+                            acc[e] = 0.0
+                        for e in range(plan[cell + 10], plan[cell + 11]):
+                            acc[e] = 0.0
+                        put_hi = plan[cell + 7]
+                        for t in range(plan[cell + 6], put_hi, 16):
+                            vec_put_where_bit(acc, offset + t, gv, g0 + t, bits, w0 + t, lane, put_hi - t)
+                    else:  # whole vectors (past the cell's rows its words are 0: +0.0 added, nothing read)
+                        for t in range(plan[cell] * pitch, plan[cell + 1] * pitch, 16):
+                            vec_add_where_bit(acc, offset + t, gv, g0 + t, bits, w0 + t, lane, 16)
+                o0 = (b * c + ch) * h * w
+                if sw == 2:  # phase rows (a, 0) and (a, 1), r make input row r*sH + a
+                    # ``out`` is written in address order: plain 32-value stores, whose values past the row land
+                    # where later rows (planes) are written; only the last plane's stores are masked (the end of
+                    # ``out``). Three copies of the row loop, so that none tests anything per row (rows of at most
+                    # 32: one store each, no inner loop; that alone took 13% off (2, 16, 28, 28))
+                    r, a = 0, 0
+                    plain = o0 + h * w + 32 <= size
+                    if plain and w <= 32:
+                        for hh in range(h):
+                            e = margin + a * 2 * plane + r * pitch
+                            vec_store_pairs(out, o0 + hh * w, vec_load(acc, e), vec_load(acc, e + plane), 32)
+                            a += 1
+                            if a == sh:
+                                r, a = r + 1, 0
+                    elif plain:
+                        for hh in range(h):
+                            e0, row = margin + a * 2 * plane + r * pitch, o0 + hh * w
+                            for cc in range(0, w, 32):
+                                e = e0 + (cc >> 1)
+                                vec_store_pairs(out, row + cc, vec_load(acc, e), vec_load(acc, e + plane), 32)
+                            a += 1
+                            if a == sh:
+                                r, a = r + 1, 0
+                    else:
+                        for hh in range(h):
+                            e0, row = margin + a * 2 * plane + r * pitch, o0 + hh * w
+                            for cc in range(0, w, 32):
+                                e, count = e0 + (cc >> 1), min(32, w - cc)
+                                vec_store_pairs(out, row + cc, vec_load(acc, e), vec_load(acc, e + plane), count)
+                            a += 1
+                            if a == sh:
+                                r, a = r + 1, 0
+                else:  # any other stride: element by element (stride 1: a copy)
+                    for a in range(sh):
+                        for r in range((h - a + sh - 1) // sh):
+                            row = u(o0 + (r * sh + a) * w)
                             for bb in range(sw):
-                                phase = acc[base + bb * plane : base + bb * plane + pitch]
+                                p0 = u(margin + (a * sw + bb) * plane + r * pitch)
                                 for cc in range((w - bb + sw - 1) // sw):
-                                    row[u(cc) * u(sw) + u(bb)] = phase[u(cc)]
+                                    out[row + u(cc) * u(sw) + u(bb)] = acc[p0 + u(cc)]
+
+
+@_accel.jit
+def _a2_backward_compiled(argmax, g, out, pooled, plane, zeroed):
+    """Compiled A2/A3 backward (flat int32 ``argmax`` and float32 ``g`` of ``N*C*Ho*Wo``, float32 ``out`` of
+    ``N*C*H*W``): each plane of ``out`` zeroed (unless ``zeroed``: ``out`` comes in as zeros), then
+    ``out[index] += g`` in pooled order -- PyTorch's CPU scatter, float32 sums in the same order (so its results
+    bit for bit), as ``scatter_add_planes``'s compiled loop but in one pass. Returns False (``out`` partial) at
+    the first argmax value outside ``[0, H*W)``."""
+    for p in range(out.size // plane):
+        row, index, values = out[p * plane : (p + 1) * plane], argmax[p * pooled :], g[p * pooled :]
+        if not zeroed:
+            row[:] = 0.0
+        for j in range(pooled):
+            i = index[j]
+            if i < 0 or i >= plane:
+                return False
+            row[i] += values[j]
+    return True
+
+
+# Outputs from this size on are allocated as zeros: glibc then maps fresh pages (its mmap threshold grows with the
+# blocks freed, up to 32 MiB on 64-bit), which the kernel zeroes at first touch, so zeroing them again in the
+# loop costs a pass (7-8% at 49-98 MiB); below, freed blocks are reused and np.zeros is a memset before the
+# scatter (zeroing each plane just before its scatter: 27% faster at 3 MiB, 15% at 96 KiB).
+_ZEROED_BYTES = 32 << 20
 
 
 def _key(values) -> tuple:
@@ -449,14 +567,18 @@ def _key(values) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _setup(product, kernel_size, stride, padding, dilation, ceil_mode, self_shape):
-    """Layout, normalised attributes, geometry, pooled shape and the compiled bit-mask loop's arguments of a
-    call (cached: small calls are dominated by this parsing; refusals raise and are not cached)."""
+    """Layout, normalised attributes, geometry, pooled shape, the compiled bit-mask loop's plan and the bytes
+    of the mask the layout reads, of a call (cached: small calls are dominated by this parsing; refusals raise
+    and are not cached)."""
     layout = mask_layout(product, kernel_size)
     kernel, stride_, pad = _params(kernel_size, stride, padding, dilation)
     geometry = n, c, h, w, ho, wo, lead = _geometry(self_shape, kernel, stride_, pad, ceil_mode)
-    loop_args = (*kernel, *stride_, *pad)
-    phases = _phase_geometry(h, w, ho, wo, *loop_args[2:], *kernel)
-    return layout, kernel, stride_, pad, geometry, lead + (ho, wo), loop_args, phases
+    if layout == LAYOUT_V1:
+        plan = _v1_plan(n, c, h, w, ho, wo, kernel, stride_, pad)
+        mask_bytes = n * -(-c // _C0) * kernel[0] * kernel[1] * _words_per_row(ho, wo) * 2
+    else:
+        plan, mask_bytes = None, n * c * ho * wo * 4
+    return layout, kernel, stride_, pad, geometry, lead + (ho, wo), plan, mask_bytes
 
 
 def max_pool2d_with_mask_backward(
@@ -465,30 +587,39 @@ def max_pool2d_with_mask_backward(
     """Route ``grad_output`` through the product-specific INT8 mask; returns an array like ``self``."""
     grad_output = np.asarray(grad_output)
     self = np.asarray(self)
-    check_float("self", self)
-    check_float("grad_output", grad_output)
-    if grad_output.dtype != self.dtype:
+    if self.dtype not in _FLOATS or grad_output.dtype != self.dtype:  # (one set lookup in the common case)
+        check_float("self", self)
+        check_float("grad_output", grad_output)
         raise TypeError(f"grad_output dtype {grad_output.dtype} differs from self dtype {self.dtype}")
-    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead), pooled, loop_args, phases = _setup(
+    layout, kernel, stride_, pad, (n, c, h, w, ho, wo, lead), pooled, plan, mask_bytes = _setup(
         str(product), _key(kernel_size), _key(stride), _key(padding), _key(dilation), bool(ceil_mode), self.shape
     )
     if grad_output.shape != pooled:
         raise ValueError(f"grad_output shape {grad_output.shape} != pooled shape {pooled}")
     if n == 0:
         return np.zeros(self.shape, dtype=self.dtype)
-    g = to_compute(grad_output).reshape(n, c, ho, wo)
+    g = to_compute(grad_output)
     if layout == LAYOUT_A2:
-        argmax = _a2_argmax(indices, n * c * ho * wo)  # int32 view of the buffer, no copy
+        argmax = _raw_bytes(indices, mask_bytes).view(_I32_LE)  # int32 view of the buffer, no copy
+        if _accel.enabled():
+            zeroed = 4 * self.size >= _ZEROED_BYTES
+            grad_input = (np.zeros if zeroed else np.empty)(self.shape, dtype=np.float32)
+            loop = _a2_backward_compiled.dispatcher()
+            if loop(_accel.ready(argmax), g.ravel(), grad_input.ravel(), ho * wo, h * w, zeroed):
+                return grad_input if self.dtype == _FLOAT32 else from_compute(grad_input, self.dtype)
+        # (also where an argmax value is out of range: the NumPy path names the range)
         grad_input = scatter_add_planes(g.reshape(n * c, -1), argmax.reshape(n * c, -1), h * w)
         return from_compute(grad_input.reshape(self.shape), self.dtype)
     kk = kernel[0] * kernel[1]
-    words = _v1_words(indices, n, c, kk, ho, wo)
+    words = _raw_bytes(indices, mask_bytes).view(_U16_LE)  # flat ``[n][c1][k][q]``
     if _accel.enabled():
-        grad_input = np.empty((n, c, h, w), dtype=np.float32)  # every cell is written
-        # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable): the dispatcher is
-        # called directly, without the wrapper's read-only test
-        _v1_backward_compiled.dispatcher()(_accel.ready(words), g, *loop_args, grad_input, *phases)
-        return from_compute(grad_input.reshape(self.shape), self.dtype)
+        grad_input = np.empty(self.shape, dtype=np.float32)  # every cell is written
+        # ``words`` made ready and ``g`` from ``to_compute`` (contiguous, aligned, writeable; ravel: views),
+        # ``plan`` read-only as always: the dispatcher is called directly, without the wrapper's read-only test
+        _v1_backward_compiled.dispatcher()(_accel.ready(words), g.ravel(), grad_input.ravel(), plan)
+        return grad_input if self.dtype == _FLOAT32 else from_compute(grad_input, self.dtype)
+    words = words.reshape(n, -(-c // _C0), kk, -1)
+    g = g.reshape(n, c, ho, wo)
     # Padded accumulator large enough for every window (incl. ceil-mode windows past the right edge).
     hp = max(h + pad[0], (ho - 1) * stride_[0] + kernel[0]) + pad[0]
     wp = max(w + pad[1], (wo - 1) * stride_[1] + kernel[1]) + pad[1]

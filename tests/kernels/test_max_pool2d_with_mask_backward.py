@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from generator.kernels._accel import vec_add_where_bit, vec_load, vec_put_where_bit, vec_store_pairs
 from generator.kernels.max_pool2d_with_mask_backward import (
     decode_mask,
     encode_mask,
@@ -382,6 +383,12 @@ PHASE_CASES = [
     ((1, 2, 12, 14), [4, 5], [2, 3], [2, 2], True),  # sW 3: the generic interleave, maximal padding
     ((20, 40, 41), [20], [1], [0], False),  # 3-D, kernel 20: pitch 41 = Wo 22 + 19
     ((1, 17, 5, 5), [1], [2], [0], False),  # 1x1 kernel, stride 2: phases never targeted stay zero
+    ((1, 3, 21, 75), [3], [2], [1], True),  # stride-2 rows of 75: interleaved 32 + 32 + 11 at a time, odd width
+    ((1, 2, 9, 65), [3], [2], [1], False),  # rows of 65: a last interleave of 1
+    ((2, 33, 32, 32), [2], [2], [0], False),  # pooled grid 16 x 16 (whole vectors), C 33: three channel groups
+    ((1, 4, 9, 12), [3], [1, 2], [1], False),  # sH 1, sW 2: the stride-2 interleave, one row phase
+    ((2, 3, 2, 3), [3], [2], [1], False),  # Ho 1: the first cell of the odd rows reaches none (plane zeroed)
+    ((1, 5, 3, 4), [3], [2], [1], True),  # tiny planes, ceil: several channels reuse the accumulator
 ]
 
 
@@ -412,6 +419,27 @@ def test_v1_compiled_path_is_bit_identical_to_numpy(rng, dtype, case):
         np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
+@pytest.mark.parametrize("case", PHASE_CASES, ids=[f"phase{i}" for i in range(len(PHASE_CASES))])
+def test_v1_compiled_loop_writes_only_its_output(rng, case):
+    """The compiled loop writes ``out`` in address order with whole stores whose values past a row are
+    overwritten later: nothing after the end of ``out`` may be touched (here: guard values right after it)."""
+    from generator.kernels import max_pool2d_with_mask_backward as module
+
+    pytest.importorskip("numba")
+    shape, kernel, stride, padding, ceil_mode = case
+    x = rng.standard_normal(shape).astype(np.float32)
+    out, mask = max_pool2d_with_mask(x, kernel, stride, padding, [1], ceil_mode, product="910")
+    grad = rng.standard_normal(out.shape).astype(np.float32)
+    setup = module._setup("910", tuple(kernel), tuple(stride), tuple(padding), (1,), ceil_mode, x.shape)
+    plan, mask_bytes = setup[-2], setup[-1]
+    words = mask.reshape(-1)[:mask_bytes].view(np.uint16)
+    buffer = np.full(x.size + 64, np.nan, np.float32)
+    module._v1_backward_compiled.dispatcher()(words, grad.reshape(-1), buffer[: x.size], plan)
+    assert np.isnan(buffer[x.size :]).all()
+    want = max_pool2d_with_mask_backward(grad, x, mask, kernel, stride, padding, [1], ceil_mode, product="910")
+    np.testing.assert_array_equal(buffer[: x.size].view(np.uint32), want.reshape(-1).view(np.uint32))
+
+
 @pytest.mark.parametrize("product", ["910", "910b"])
 def test_mask_layout_in_memory_does_not_matter(rng, product):
     """The mask is read as C-order bytes: a strided view of the same bytes (exactly the needed size, or larger
@@ -440,3 +468,117 @@ def test_cost_counts_the_compiled_scratch():
     grad = np.zeros((1, 1, 181, 181), np.float32)
     estimate = cost(grad, self, None, [20], [1], [0], [1], False, product="910")
     assert estimate.bytes >= 2 * 400 * 181 * 200 and estimate.param in ("self", "kernelSize")
+
+
+def _a2_case(rng, shape, kernel, stride, padding, ceil_mode):
+    x = _input(rng, shape, np.float32, True)
+    _, idx_t = _torch_forward(x, kernel, stride, padding, ceil_mode)
+    grad = rng.standard_normal(tuple(idx_t.shape)).astype(np.float32)
+    return x, grad, idx_t, _atk_encode(idx_t, mask_shape(shape, kernel, stride, padding, [1], ceil_mode))
+
+
+@pytest.mark.parametrize("zeroed", [False, True], ids=["planes-zeroed", "calloc"])
+@pytest.mark.parametrize("case", [*CASES, PHASE_CASES[0]], ids=[*CASE_IDS, "stem"])
+def test_a2_compiled_path_is_torch_bit_for_bit(rng, monkeypatch, case, zeroed):
+    """The compiled A2/A3 loop zeroes each plane (or, from ``_ZEROED_BYTES`` on, gets zeros) and adds
+    ``grad_output`` in pooled order in float32, as PyTorch's CPU kernel: the same bits, ties (one cell the maximum
+    of several windows) included, on both sides of the threshold."""
+    from generator.kernels import _accel
+    from generator.kernels import max_pool2d_with_mask_backward as module
+
+    pytest.importorskip("numba")
+    monkeypatch.setattr(module, "_ZEROED_BYTES", 0 if zeroed else 1 << 62)
+    shape, kernel, stride, padding, ceil_mode = case
+    x, grad, idx_t, mask = _a2_case(rng, shape, kernel, stride, padding, ceil_mode)
+    want = _golden_backward(grad, x, idx_t, kernel, stride, padding, ceil_mode)
+    args = (grad, x, mask, kernel, stride, padding, [1], ceil_mode)
+    with _accel.forced("compiled"):
+        got = max_pool2d_with_mask_backward(*args, product="910b")
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    out = np.full(x.size, 0.0 if zeroed else np.nan, np.float32)  # (the loop itself: what it does not zero shows)
+    argmax = mask.reshape(-1)[: 4 * grad.size].view(np.int32)
+    pooled, plane = grad.shape[-1] * grad.shape[-2], x.shape[-1] * x.shape[-2]
+    assert module._a2_backward_compiled.dispatcher()(argmax, grad.reshape(-1), out, pooled, plane, zeroed)
+    np.testing.assert_array_equal(out.view(np.uint32), want.reshape(-1).view(np.uint32))
+    with _accel.forced("numpy"):  # float64 sums: within a float32 rounding
+        _close(max_pool2d_with_mask_backward(*args, product="910b"), want)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("value", [-1, 16, 2**31 - 1])
+def test_a2_argmax_out_of_the_plane_is_rejected(mode, value):
+    """On both paths, an argmax value outside ``[0, H*W)`` (anywhere, here in the last plane) raises ValueError
+    naming the range (the compiled loop stops and the NumPy path reports it)."""
+    from generator.kernels import _accel
+
+    if mode == "compiled":
+        pytest.importorskip("numba")
+    x, grad = np.zeros((1, 2, 4, 4), np.float32), np.ones((1, 2, 2, 2), np.float32)
+    argmax = np.zeros((1, 2, 2, 2), np.int64)
+    argmax[0, 1, 1, 1] = value
+    bad = encode_mask(argmax, x.shape, [2], [2], [0], False, layout=A2)
+    with _accel.forced(mode), pytest.raises(ValueError, match="indices must lie in"):
+        max_pool2d_with_mask_backward(grad, x, bad, [2], [2], [0], [1], False, product="910b")
+
+
+# --------------------------------------------------------------------------------------------- 16-lane intrinsics
+
+
+def _store_pairs(even, odd, out, at, count):
+    vec_store_pairs(out, at, vec_load(even, 0), vec_load(odd, 0), count)
+
+
+def _add_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    vec_add_where_bit(target, at, values, values_at, words, words_at, bit, count)
+
+
+def _put_where_bit(target, at, values, values_at, words, words_at, bit, count):
+    vec_put_where_bit(target, at, values, values_at, words, words_at, bit, count)
+
+
+def _compiled(function):
+    from generator.kernels import _accel
+
+    pytest.importorskip("numba")
+    return _accel.jit(function).dispatcher()
+
+
+def test_vec_store_pairs_writes_exactly_count_values():
+    """``vec_store_pairs``: the two vectors interleaved, the first ``count`` values stored, nothing else touched
+    (counts below 0 store nothing, above 32 all 32)."""
+    run = _compiled(_store_pairs)
+    even, odd = np.arange(16, dtype=np.float32), -np.arange(1, 17, dtype=np.float32)
+    pairs = np.stack([even, odd], axis=1).reshape(-1)
+    for count in (-3, 0, 1, 2, 15, 16, 17, 28, 31, 32, 40):
+        out = np.full(40, np.nan, np.float32)
+        run(even, odd, out, 5, count)
+        want = np.full(40, np.nan, np.float32)
+        stored = min(max(count, 0), 32)
+        want[5 : 5 + stored] = pairs[:stored]
+        np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("put", [False, True], ids=["add", "put"])
+def test_vec_where_bit_uses_only_flagged_lanes(put):
+    """``vec_add_where_bit``: ``target += values`` in the lanes whose word has the bit, ``+= +0.0`` in the others
+    (a NaN or inf there does not leak; ``-0.0`` gives ``+0.0`` on a zero target, as NumPy's sums);
+    ``vec_put_where_bit``: the same onto zeros, whatever the target held. Nothing at or past ``count`` is read
+    or written."""
+    run = _compiled(_put_where_bit if put else _add_where_bit)
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**16, 40).astype(np.uint16)
+    values = rng.standard_normal(40).astype(np.float32)
+    values[[3, 9]] = np.nan, -np.inf
+    values[[4, 11]] = -0.0
+    for bit in (0, 7, 15):
+        for count in (-1, 0, 1, 9, 16, 50):
+            target = np.zeros(40, np.float32)
+            target[2:] = np.nan if put else 0.0  # (put: the old values must not matter)
+            target[30:] = 7.0
+            want = target.copy()
+            run(target, 2, values, 3, words, 1, bit, count)
+            lanes = min(max(count, 0), 16)
+            flagged = (words[1 : 1 + lanes] >> bit) & 1 == 1
+            base = np.zeros(lanes, np.float32) if put else want[2 : 2 + lanes]
+            want[2 : 2 + lanes] = base + np.where(flagged, values[3 : 3 + lanes], np.float32(0.0))
+            np.testing.assert_array_equal(target.view(np.uint32), want.view(np.uint32))
