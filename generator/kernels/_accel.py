@@ -823,14 +823,16 @@ class _Lease:
     __slots__ = ("__array_interface__", "__weakref__")
 
 
-def _fresh_block(span: int):
-    """``span`` bytes (a multiple of 2 MiB) of fresh anonymous memory on a huge-page boundary, advised for
-    transparent huge pages; a uint8 array viewing them (keeping the mapping alive), or None if refused."""
+def _fresh_block(span: int, nbytes: int):
+    """``span`` bytes (a multiple of 2 MiB) of fresh anonymous memory on a huge-page boundary, its first
+    ``nbytes`` rounded down to whole huge pages advised for transparent huge pages (the rest, 4 KiB pages, is
+    resident only where written: the result costs no more memory than ``np.zeros``); a uint8 array viewing
+    them (keeping the mapping alive), or None if refused."""
     try:
         mapping = mmap.mmap(-1, span + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         whole = np.frombuffer(mapping, np.uint8)
         first = -whole.ctypes.data % _HUGE_PAGE
-        mapping.madvise(mmap.MADV_HUGEPAGE, first, span)
+        mapping.madvise(mmap.MADV_HUGEPAGE, first, nbytes // _HUGE_PAGE * _HUGE_PAGE)
     except (OSError, ValueError, AttributeError, BufferError):
         return None
     return whole[first : first + span]
@@ -876,21 +878,21 @@ def release_recycled() -> int:
 
 
 def zeroed(shape, dtype) -> np.ndarray:
-    """``np.zeros(shape, dtype)`` (C order). From :data:`RECYCLE_FROM` bytes on (where glibc maps fresh memory
-    for every block), a block on huge pages: a freed one of the same size cleared by ``memset`` when one is kept
-    (see the comment above), otherwise fresh memory, zero already. The result does not own its memory (its
-    ``base`` chain ends in the block's owner); everything else behaves as ``np.zeros``."""
-    dtype = np.dtype(dtype)
-    shape = tuple(int(n) for n in shape) if np.ndim(shape) else (int(shape),)
+    """``np.zeros(shape, dtype)`` (C order; ``shape`` a tuple of ints). From :data:`RECYCLE_FROM` bytes on (where
+    glibc maps fresh memory for every block), a block on huge pages: a freed one of the same size cleared by
+    ``memset`` when one is kept (see the comment above), otherwise fresh memory, zero already. The result does
+    not own its memory (its ``base`` chain ends in the block's owner); everything else behaves as ``np.zeros``."""
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes < RECYCLE_FROM or not hasattr(mmap, "MADV_HUGEPAGE") or dtype.hasobject:
-        return np.zeros(shape, dtype)
+    if nbytes < RECYCLE_FROM or dtype.hasobject or not hasattr(mmap, "MADV_HUGEPAGE"):
+        return np.zeros(shape, dtype)  # (small results: glibc recycles them)
     span = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE
     raw = _take(span) if span <= RECYCLE_KEEP else None
     if raw is not None:
         raw[:nbytes].fill(0)
     else:
-        raw = _fresh_block(span)
+        raw = _fresh_block(span, nbytes)
         if raw is None:
             return np.zeros(shape, dtype)
     lease = _Lease()

@@ -129,7 +129,9 @@ def nll_loss_backward(
         return np.zeros(self.shape, dtype)
     classes = self.shape[-1]
     rows = 1 if self.ndim == 1 else self.shape[0]
-    out = _accel.zeroed(self.shape, dtype)  # only the N written values are rounded to the result dtype
+    # only the N written values are rounded to the result dtype; big results recycled (see the Speed notes)
+    big = self.size * dtype.itemsize >= _accel.RECYCLE_FROM
+    out = _accel.zeroed(self.shape, dtype) if big else np.zeros(self.shape, dtype)
     if _accel.enabled():  # one compiled pass: at small sizes the NumPy calls' fixed costs are the whole time
         # Arrays made contiguous, aligned and writeable by ``ready`` and flattened by ``ravel`` (a view then), so
         # the dispatcher is called directly (the wrapper's read-only check is not needed); half types as their
