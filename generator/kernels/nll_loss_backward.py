@@ -52,11 +52,12 @@ FLOAT result (CANN's contract), twice PyTorch's float16 bytes (figures: benchmar
   touch (3.1 ms with transparent huge pages, 24 ms without: ~3-3.5x PyTorch, whose 31.25 MiB float16 result is
   just below the threshold and recycled). ``_accel.zeroed`` recycles such results itself (at most 64 MiB kept,
   glibc's own bound for its heap, given back to the OS on demand with ``MADV_FREE``) on 2 MiB pages; a reused
-  block is cleared by ``memset`` at ~80 GB/s: ~0.8-1.0 ms per call, 0.8x PyTorch, steady from the second call
+  block is cleared by ``memset`` at ~80 GB/s: 0.83-0.90 ms per call, 0.7-1.04x PyTorch, steady from the second call
   on whatever the allocator's state (PyTorch's own first calls take 6-13 ms until glibc recycles its block).
   Measured and not adopted: a fresh huge-page block per call (3.1 ms) and NumPy's ``np.zeros`` (3.9 ms, huge
   pages from an unaligned start); a compiled zero fill fused with the scatter (2.7 ms) or ``fill`` on a float32
-  view (1.8 ms): ordinary stores read every line before writing it, ``memset`` streams past the cache; changing
+  view (1.8 ms): ordinary stores read every line before writing it, ``memset`` streams past the cache; ``memset``
+  and scatter in chunks of 64-4096 rows (1.2x slower than one ``memset``, then the scatter); changing
   glibc's thresholds (a process-wide side effect; with ``MALLOC_MMAP_THRESHOLD_=268435456`` the same call is
   ~1.0 ms).
 """
