@@ -15,8 +15,10 @@ Every case runs in a fresh child process with one thread for both sides (``torch
 about one second per side (tiny calls in batches of >= 1 ms); each side's time is its fastest repeat
 (the best estimate of its own cost on a shared, noisy machine) and the ratio is numpy/torch of those. Peak memory is
 then measured per side in the same child: big allocations are forced to ``mmap`` (so freed memory
-goes back to the system), the peak-RSS counter is reset (``/proc/self/clear_refs``) and the call's
-peak resident size above the baseline is reported (outputs included, inputs not).
+goes back to the system), retained free memory is released (``malloc_trim``, and the result blocks
+the kernels keep for reuse: ``_accel.release_recycled``), the peak-RSS counter is reset
+(``/proc/self/clear_refs``) and the call's peak resident size above the baseline is reported (outputs
+included, inputs not).
 """
 
 from __future__ import annotations
@@ -76,12 +78,17 @@ def _status_kib(field: str) -> int:
 
 
 def _reset_peak() -> int:
-    """Reset the peak-RSS counter; return the current RSS in KiB."""
+    """Reset the peak-RSS counter; return the current RSS in KiB. Freed memory kept for reuse is released
+    first (glibc's heap by ``malloc_trim``, the kernels' recycled result blocks by ``release_recycled``), so
+    that a call's figure includes the result it allocates, as it would in a process that had not run it yet."""
     gc.collect()
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except OSError:
         pass
+    from generator.kernels import _accel
+
+    _accel.release_recycled()
     try:
         Path("/proc/self/clear_refs").write_text("5")
     except OSError:

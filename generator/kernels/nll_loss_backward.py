@@ -38,23 +38,28 @@ Readings chosen where the sources are silent
 
 Speed
 -----
-The result is allocated zero-filled (``np.zeros``), then one compiled pass over the rows checks the targets
+The result is allocated zero-filled (``_accel.zeroed``), then one compiled pass over the rows checks the targets
 and writes the N values (``_scatter_compiled``, bit-identical to the NumPy reference path: fancy-index
 scatter; at 4 x 1000 the NumPy path's dozen calls cost ~13 us, the compiled call ~3 us, PyTorch ~2.5 us).
 Past that, the time is the zero fill of the result, nothing else: no pass reads ``self``, the half inputs
 are read as their bits and only the N used weights are widened. On 910/A2/A3 a FLOAT16 ``self`` gets a
-FLOAT result (CANN's contract), twice PyTorch's float16 bytes:
+FLOAT result (CANN's contract), twice PyTorch's float16 bytes (figures: benchmark VM, one core):
 
-* below glibc's largest dynamic ``mmap`` threshold (32 MiB; 4096 x 1000: 16 MB) the heap recycles the
-  block and ``calloc`` clears it in cache: 1.2-1.4x PyTorch's time for 2x its bytes;
-* above it (16384 x 1000: 64 MB) every call maps fresh pages that the OS zeroes on first touch (30 huge-page
-  faults, ~17 GB/s on the benchmark VM, against ~55 GB/s for a ``memset`` of recycled memory): ~3x
-  PyTorch, whose 31.25 MiB float16 result is just below the threshold and recycled. Measured alternatives
-  lose: ``np.empty`` plus a compiled zero fill and scatter in one pass is 25% slower (the OS zeroes the
-  pages anyway), a cache of freed results would keep 64 MB alive behind the caller's back and changing
-  glibc's thresholds from a library is a process-wide side effect. A process that wants recycling sets
-  them itself: with ``MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=536870912`` in the
-  environment the same call takes ~1.0 ms, 0.99x PyTorch.
+* below 32 MiB (4096 x 1000: 16 MB) glibc recycles the block and ``calloc`` clears it in cache with
+  ``memset``: 0.129 ms for 16 MB against PyTorch's 0.09-0.10 ms for its 8 MB (its own fill loop), so the
+  kernel (0.140 ms) stays 1.3-1.4x PyTorch: the floor for twice the bytes at ``memset`` speed;
+* from 32 MiB on (16384 x 1000: 64 MB) glibc maps fresh pages for every call, which the OS zeroes on first
+  touch (3.1 ms with transparent huge pages, 24 ms without: ~3-3.5x PyTorch, whose 31.25 MiB float16 result is
+  just below the threshold and recycled). ``_accel.zeroed`` recycles such results itself (at most 64 MiB kept,
+  glibc's own bound for its heap, given back to the OS on demand with ``MADV_FREE``) on 2 MiB pages; a reused
+  block is cleared by ``memset`` at ~80 GB/s: 0.83-0.90 ms per call, 0.7-1.04x PyTorch, steady from the second call
+  on whatever the allocator's state (PyTorch's own first calls take 6-13 ms until glibc recycles its block).
+  Measured and not adopted: a fresh huge-page block per call (3.1 ms) and NumPy's ``np.zeros`` (3.9 ms, huge
+  pages from an unaligned start); a compiled zero fill fused with the scatter (2.7 ms) or ``fill`` on a float32
+  view (1.8 ms): ordinary stores read every line before writing it, ``memset`` streams past the cache; ``memset``
+  and scatter in chunks of 64-4096 rows (1.2x slower than one ``memset``, then the scatter); changing
+  glibc's thresholds (a process-wide side effect; with ``MALLOC_MMAP_THRESHOLD_=268435456`` the same call is
+  ~1.0 ms).
 """
 
 from __future__ import annotations
@@ -125,7 +130,9 @@ def nll_loss_backward(
         return np.zeros(self.shape, dtype)
     classes = self.shape[-1]
     rows = 1 if self.ndim == 1 else self.shape[0]
-    out = np.zeros(self.shape, dtype)  # only the N written values are rounded to the result dtype
+    # only the N written values are rounded to the result dtype; big results recycled (see the Speed notes)
+    big = self.size * dtype.itemsize >= _accel.RECYCLE_FROM
+    out = _accel.zeroed(self.shape, dtype) if big else np.zeros(self.shape, dtype)
     if _accel.enabled():  # one compiled pass: at small sizes the NumPy calls' fixed costs are the whole time
         # Arrays made contiguous, aligned and writeable by ``ready`` and flattened by ``ravel`` (a view then), so
         # the dispatcher is called directly (the wrapper's read-only check is not needed); half types as their

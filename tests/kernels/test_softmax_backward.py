@@ -163,3 +163,24 @@ def test_compiled_and_numpy_paths_agree(rng, dtype, shape, dim):
     assert compiled.dtype == reference.dtype == dtype
     close(compiled, reference)
     close(compiled, _golden(grad, y, dim, dtype))
+
+
+@pytest.mark.parametrize("dtype", HALF_AND_SINGLE, ids=HALF_AND_SINGLE_IDS)
+@pytest.mark.parametrize("shape", [(2, 7, 5000), (1, 4, 10), (3, 3, 17), (1, 13, 4097), (2, 8, 3)], ids=str)
+def test_compiled_strided_sums_exact(rng, dtype, shape):
+    """The compiled loop over a non-last axis (four rows per sweep of the column sums, then the rest; chunks of
+    4096 columns) gives exactly: float32 products summed in float64 row after row, rounded to float32 once,
+    then ``(g - s) * y`` in float32 rounded once to the dtype (NumPy's reduction over a non-last axis adds
+    row after row too)."""
+    pytest.importorskip("numba")
+    from generator.kernels import _accel
+
+    y = _softmax_output(rng, shape, 1, dtype)
+    grad = randn(rng, shape, dtype, 4.0)
+    with _accel.forced("compiled"):
+        compiled = softmax_backward(grad, y, 1)
+    g32, y32 = grad.astype(F32), y.astype(F32)
+    sums = np.add.reduce((g32 * y32).astype(np.float64), axis=1, keepdims=True).astype(F32)
+    expected = ((g32 - sums) * y32).astype(dtype)
+    assert compiled.dtype == dtype
+    np.testing.assert_array_equal(compiled.view(np.uint8), expected.view(np.uint8))
