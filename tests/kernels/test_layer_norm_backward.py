@@ -250,3 +250,23 @@ def test_compiled_and_numpy_paths_agree(rng, dtype, mask):
             # one rounding of the same float32 formula (dx); float32 partial sums in another order (dw, db)
             rtol, atol = TOLERANCES[np.dtype(got.dtype)]
             np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want, np.float32), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("n", [1 << 16, 1 << 20])
+def test_long_rows_stay_accurate(rng, n):
+    """The row sums are float32 vector-lane sums (as PyTorch's): over rows of up to 2^20 elements gradInput stays
+    within a few float32 ulps of a float64 reference (the rounding of the result dominates)."""
+    m = 2
+    g, x, mean, rstd, weight = _inputs(rng, (m, n), [n], F32)
+    got = layer_norm_backward(g, x, [n], mean, rstd, weight, None, [True, True, True])
+
+    def t(a):
+        return torch.from_numpy(np.asarray(a, np.float64))
+
+    want = torch.ops.aten.native_layer_norm_backward(
+        t(g), t(x), [n], t(mean), t(rstd), t(weight), t(np.zeros(n)), [True, True, True]
+    )
+    scale = float(np.abs(want[0].numpy()).max())
+    np.testing.assert_allclose(got[0], want[0].numpy(), rtol=0, atol=8 * np.finfo(np.float32).eps * scale)
+    np.testing.assert_allclose(got[1], want[1].numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[2], want[2].numpy(), rtol=1e-6, atol=1e-6)
