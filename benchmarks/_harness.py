@@ -64,9 +64,12 @@ def check_module(module) -> list[str]:
             problems.append(f"case {i}: missing {sorted(missing)}")
         elif case["size"] not in SIZES:
             problems.append(f"case {i}: size {case['size']!r} is not one of {SIZES}")
-    sizes = {case.get("size") for case in cases}
-    if not set(SIZES) <= sizes:
-        problems.append(f"the cases do not cover the three sizes {SIZES}")
+    by_path: dict = {}
+    for case in cases:
+        by_path.setdefault(case.get("path"), set()).add(case.get("size"))
+    for path, sizes in by_path.items():
+        if not set(SIZES) <= sizes:
+            problems.append(f"path {path!r}: the cases do not cover the three sizes {SIZES}")
     return problems
 
 

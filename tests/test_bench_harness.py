@@ -33,3 +33,9 @@ def test_contract_problems_are_reported():
         OP="X", CASES=[dict(size="small", path="default", title="", setup=dict, numpy=len, torch=len)]
     )
     assert any("three sizes" in p for p in _harness.check_module(partial))
+    # every product path needs the three sizes, not just the module as a whole
+    full = [dict(size=s, path="default", title="", setup=dict, numpy=len, torch=len) for s in _harness.SIZES]
+    half = [dict(size=s, path="float16", title="", setup=dict, numpy=len, torch=len) for s in ("realistic", "large")]
+    assert _harness.check_module(types.SimpleNamespace(OP="X", CASES=full)) == []
+    problems = _harness.check_module(types.SimpleNamespace(OP="X", CASES=full + half))
+    assert len(problems) == 1 and "'float16'" in problems[0] and "three sizes" in problems[0]
