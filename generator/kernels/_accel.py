@@ -939,7 +939,9 @@ _HUGE_PAGE = 2 << 20  # bytes of a transparent huge page (x86-64, Arm64 with 4 K
 RECYCLE_FROM = 32 << 20  # glibc's largest dynamic mmap threshold (64-bit): it maps afresh from here on
 RECYCLE_KEEP = 64 << 20  # bytes of freed blocks kept at most (glibc's largest dynamic trim threshold)
 _recycled: list = []  # freed blocks (span, raw uint8 array of the mapping), oldest first
-_recycle_lock = threading.Lock()
+# Reentrant: a result's finalizer (``_give_back``) may run in a thread that holds the lock, when a collection of
+# reference cycles happens to start inside one of the locked sections below.
+_recycle_lock = threading.RLock()
 
 
 class _Lease:

@@ -157,3 +157,23 @@ def test_nll_loss_backward_large_result_reused():
     kept = target != -100
     expected[np.nonzero(kept)[0], target[kept]] = -(weight[target[kept]].astype(np.float32) * np.float32(1.5))
     np.testing.assert_array_equal(second, expected)
+
+
+def test_finalizer_inside_the_locked_section_does_not_deadlock(small):
+    """A result freed while its thread holds the pool's lock (a garbage collection of reference cycles can start
+    inside a locked section and finalise a result there) gives its block back instead of waiting forever."""
+    import threading
+
+    done = []
+
+    def free_while_locked():
+        a = _accel.zeroed((4 * MIB // 4,), np.float32)
+        with _accel._recycle_lock:
+            del a  # the last reference: the finalizer runs now, in this thread, under the lock
+        done.append(_kept())
+
+    worker = threading.Thread(target=free_while_locked, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "the finalizer deadlocked on the pool's lock"
+    assert done == [[4 * MIB]]
