@@ -290,7 +290,13 @@ RUFF_ARGS = ("format", "--isolated", "--line-length", "120", "--target-version",
 
 
 def _ruff() -> str:
-    return shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    """The ruff that formats generated Python: the one installed with this interpreter's packages (the pinned
+    dependency; also the same file however the interpreter was started, e.g. through a version manager's
+    shim, so that the generator key does not change with ``PATH``), else the first on ``PATH``."""
+    own = Path(sys.executable).parent / ("ruff.exe" if os.name == "nt" else "ruff")
+    if own.is_file() and os.access(own, os.X_OK):
+        return str(own)
+    return shutil.which("ruff") or str(own)
 
 
 def run_ruff(paths: list[Path]) -> None:

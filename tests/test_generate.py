@@ -85,3 +85,32 @@ def test_bad_spec_writes_nothing(tmp_path, capsys):
     assert main(["generate", "--specs", str(specs), "--out", str(out)]) == 1
     assert "elu_backward.yaml" in capsys.readouterr().err
     assert not out.exists() or not any(out.rglob("*"))
+
+
+def _executable(path: Path) -> Path:
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_ruff_is_the_one_installed_with_the_interpreter(tmp_path, monkeypatch):
+    """The formatter (and so the generator key) does not depend on PATH when the interpreter has its own ruff
+    (a version manager's shim first on PATH must not make every run render everything again)."""
+    import sys
+
+    from generator import generate
+
+    interpreter = tmp_path / "env" / "bin"
+    interpreter.mkdir(parents=True)
+    on_path = tmp_path / "shims"
+    on_path.mkdir()
+    _executable(on_path / "ruff")
+    monkeypatch.setenv("PATH", str(on_path))
+    monkeypatch.setattr(sys, "executable", str(interpreter / "python"))
+    assert generate._ruff() == str(on_path / "ruff")  # no ruff beside the interpreter: PATH's
+    _executable(interpreter / "ruff")
+    assert generate._ruff() == str(interpreter / "ruff")
+    key_own, _ = generate._generator_key(None)
+    monkeypatch.setenv("PATH", str(tmp_path))  # another PATH: same ruff, same key
+    assert generate._ruff() == str(interpreter / "ruff")
+    assert generate._generator_key(None)[0] == key_own
