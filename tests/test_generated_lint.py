@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _ruff() -> list[str]:
-    exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    from generator.generate import _ruff as generator_ruff
+
+    exe = generator_ruff()  # the ruff that formatted the files (the pinned one beside the interpreter)
     if not Path(exe).exists():
         pytest.skip("ruff is not installed")
     return [exe]
