@@ -975,17 +975,16 @@ def _madvise_free(raw: np.ndarray) -> None:
 
 
 def _give_back(span: int, raw: np.ndarray) -> None:
-    """Finalizer of a lease: keep the block for reuse, dropping the oldest kept ones beyond the bound."""
+    """Finalizer of a lease (it holds ``raw``, so the mapping lives as long as the result): keep the block for
+    reuse, dropping the oldest kept ones beyond the bound; a block larger than the bound is just let go."""
+    if span > RECYCLE_KEEP:
+        return
     _madvise_free(raw)
     with _recycle_lock:
         _recycled.append((span, raw))
         total = sum(s for s, _ in _recycled)
         while total > RECYCLE_KEEP:
             total -= _recycled.pop(0)[0]  # (unmapped when its last reference goes)
-
-
-def _drop(span: int, raw: np.ndarray) -> None:
-    """Finalizer of a lease whose block is too large to keep: nothing to do (the mapping goes with ``raw``)."""
 
 
 def _take(span: int):
@@ -1026,5 +1025,5 @@ def zeroed(shape, dtype) -> np.ndarray:
     lease = _Lease()
     lease.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (raw.ctypes.data, False), "version": 3}
     # the finalizer holds the mapping until the lease goes, then keeps it for reuse or drops it (unmapping it)
-    weakref.finalize(lease, _give_back if span <= RECYCLE_KEEP else _drop, span, raw).atexit = False
+    weakref.finalize(lease, _give_back, span, raw).atexit = False
     return np.asarray(lease).view(dtype).reshape(shape)
