@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import gc
 import mmap
+import threading
 
 import numpy as np
 import pytest
 
+from benchmarks._harness import _status_kib
 from generator.kernels import _accel
 from generator.kernels._common import BFLOAT16
 from generator.kernels.nll_loss_backward import nll_loss_backward
@@ -111,22 +113,15 @@ def test_blocks_larger_than_the_bound_are_not_kept(small):
     assert _kept() == []
 
 
-def _rss_kib() -> int:
-    for line in open("/proc/self/status").read().splitlines():  # noqa: SIM115
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
 def test_resident_memory_is_the_result():
     """Fresh memory with the real thresholds: only the whole 2 MiB pages the result fills are advised for huge
     pages, so a result ending 0.25 MiB into a huge page costs no more resident memory than its bytes (advising
     the last, partial page too would fault in 1.75 MiB more)."""
     nbytes = (34 << 20) + (1 << 18)
-    before = _rss_kib()
+    before = _status_kib("VmRSS")
     out = _accel.zeroed((nbytes // 4,), np.float32)
     out[...] = 1.0
-    grown = (_rss_kib() - before) * 1024
+    grown = (_status_kib("VmRSS") - before) * 1024
     assert nbytes <= grown < nbytes + MIB
 
 
@@ -162,8 +157,6 @@ def test_nll_loss_backward_large_result_reused():
 def test_finalizer_inside_the_locked_section_does_not_deadlock(small):
     """A result freed while its thread holds the pool's lock (a garbage collection of reference cycles can start
     inside a locked section and finalise a result there) gives its block back instead of waiting forever."""
-    import threading
-
     done = []
 
     def free_while_locked():
