@@ -16,6 +16,8 @@
     summary (the op's files plus the index and the support matrix) or its description (the op's
     files only);
   - **no-op**: ``opgen generate`` again with nothing changed;
+  - the same one-edit and no-op runs **through a daemon** (``opgen daemon start`` first, with a private
+    socket folder; the ``opgen generate`` process hands its run to it), for variants that have one;
   - **peak memory** of the cold run: the largest resident set of one process (``ru_maxrss``) and
     the sampled sum of the proportional set sizes (PSS) of the process and its workers (shared
     pages counted once).
@@ -41,6 +43,7 @@ import threading
 import time
 import timeit
 from pathlib import Path
+from subprocess import PIPE
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -228,6 +231,24 @@ def bench_generate(copies: int, repeat: int, variants: list[Variant]) -> dict[st
                 add(variant, "summary", run_opgen(variant, folder, out, env)[0])
                 edit_one_spec(folder, i, "description")
                 add(variant, "description", run_opgen(variant, folder, out, env)[0])
+            if not (variant.cwd / "generator" / "daemon.py").exists():
+                continue
+            sockets = tmp / f"sockets{n}"
+            sockets.mkdir(mode=0o700)
+            denv = {**env, "OPGEN_DAEMON_DIR": str(sockets)}
+            daemon = [*variant.cmd, "daemon"]
+            subprocess.run([*daemon, "start"], env={**denv, **variant.env}, cwd=variant.cwd, check=True, stdout=PIPE)
+            try:
+                run_opgen(variant, folder, out, denv)  # settle
+                for _ in range(max(repeat, 5)):
+                    add(variant, "daemon no-op", run_opgen(variant, folder, out, denv)[0])
+                for i in range(repeat, 2 * repeat):
+                    edit_one_spec(folder, i, "summary")
+                    add(variant, "daemon summary", run_opgen(variant, folder, out, denv)[0])
+                    edit_one_spec(folder, i, "description")
+                    add(variant, "daemon description", run_opgen(variant, folder, out, denv)[0])
+            finally:
+                subprocess.run([*daemon, "stop"], env={**denv, **variant.env}, cwd=variant.cwd, stdout=PIPE)
         results = {}
         for variant in variants:
             f = figures[variant.label]
@@ -238,6 +259,15 @@ def bench_generate(copies: int, repeat: int, variants: list[Variant]) -> dict[st
                 "one-edit, summary (s)": _fmt(f["summary"], 3),
                 "one-edit, description (s)": _fmt(f["description"], 3),
                 "no-op (s)": _fmt(f["no-op"], 3),
+                **{
+                    f"through the daemon: {name} (s)": _fmt(f[f"daemon {key}"], 3)
+                    for name, key in (
+                        ("one-edit, summary", "summary"),
+                        ("one-edit, description", "description"),
+                        ("no-op", "no-op"),
+                    )
+                    if f"daemon {key}" in f
+                },
                 "cold peak RSS, one process (MiB)": f"{max(f['rss']) / 2**20:.0f}",
                 "cold peak PSS, all processes (MiB)": f"{max(f['pss']) / 2**20:.0f}",
             }
@@ -270,14 +300,15 @@ def main() -> None:
         "no-op < 0.2 s, peak memory < 1 GiB):"
     )
     labels = list(results)
-    rows = list(results[labels[0]])
+    rows = list(dict.fromkeys(row for label in reversed(labels) for row in results[label]))  # this tree's first
     width = max(len(label) for label in labels) + 2
-    print(f"  {'':38s}" + "".join(f"{label:>{width}s}" for label in labels))
+    print(f"  {'':50s}" + "".join(f"{label:>{width}s}" for label in labels))
     for row in rows:
-        print(f"  {row:38s}" + "".join(f"{results[label][row].split()[0]:>{width}s}" for label in labels))
+        cells = (results[label].get(row, "-").split()[0] for label in labels)
+        print(f"  {row:50s}" + "".join(f"{cell:>{width}s}" for cell in cells))
     print("  runs:")
     for label in labels:
-        for row in rows:
+        for row in results[label]:
             print(f"    {label}: {row}: {results[label][row]}")
 
 

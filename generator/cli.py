@@ -1,4 +1,4 @@
-"""The ``opgen`` command line: lint, schema, generate, docs, matrix, samples, import-doc, diff, sync."""
+"""The ``opgen`` command line: lint, schema, generate, docs, daemon, matrix, samples, import-doc, diff, sync."""
 
 from __future__ import annotations
 
@@ -158,9 +158,43 @@ def cmd_schema(args) -> int:
 
 
 def cmd_generate(args, only: str | None = None) -> int:
+    from generator import daemon
+
+    status = daemon.forward(args.specs, args.out, check=args.check, only=only, verbose=args.verbose)
+    if status is not None:  # a running `opgen daemon` did the run
+        return status
     from generator.generate import run_generate
 
     return run_generate(args.specs, args.out, check=args.check, only=only, verbose=args.verbose)
+
+
+def cmd_daemon(args) -> int:
+    """Start, stop or describe the resident renderer (generator/daemon.py)."""
+    from generator import daemon
+
+    try:
+        if args.action == "start":
+            info = daemon.start(idle=args.idle)
+            verb = "already running" if info.get("already") else "started"
+            print(
+                f"opgen daemon: {verb} (pid {info['pid']}, socket {info['socket']}, exits after {info['idle']:g} s idle)"
+            )
+            return 0
+        if args.action == "stop":
+            print("opgen daemon: stopped" if daemon.stop() else "opgen daemon: not running")
+            return 0
+        info = daemon.status()
+        if info is None:
+            print("opgen daemon: not running")
+            return 3
+        print(
+            f"opgen daemon: running (pid {info['pid']}, {info['requests']} run(s) served, socket {info['socket']}, "
+            f"exits after {info['idle']:g} s idle)"
+        )
+        return 0
+    except daemon.DaemonError as exc:
+        print(f"opgen daemon: {exc}", file=sys.stderr)
+        return 1
 
 
 def cmd_docs(args) -> int:
@@ -236,6 +270,15 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output is stale")
         p.add_argument("-v", "--verbose", action="store_true")
         p.set_defaults(func=func)
+
+    resident = sub.add_parser(
+        "daemon", help="keep a renderer loaded so that generate/docs runs start at once (start, stop, status)"
+    )
+    resident.add_argument("action", choices=("start", "stop", "status"))
+    resident.add_argument(
+        "--idle", type=float, default=1800.0, metavar="SECONDS", help="start: exit after this long without a run"
+    )
+    resident.set_defaults(func=cmd_daemon)
 
     matrix = sub.add_parser("matrix", help="print the support matrix (dtypes per op, product and tensor)")
     matrix.add_argument("--specs", type=Path, default=DEFAULT_SPECS)

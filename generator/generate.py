@@ -559,6 +559,7 @@ class _Lock:
 _WORKER: dict = {}
 
 
+VERIFY_ASIDE_FROM = 200  # ops whose files a forked child checks while the render's modules load (fewer: here)
 GC_EVERY = 16  # ops rendered between two collections of reference cycles (the collector is off)
 
 
@@ -634,13 +635,22 @@ def _stage(
             hashes[rel] = None
         else:
             hashes[rel] = fs.sha256(data)
-        write_new(stage / rel, data)
+        write_new(staged_path(stage, rel), data)
     return hashes
 
 
+def staged_path(stage: Path, rel: str) -> Path:
+    """Where output ``rel`` is staged: flat, one name per output (``%`` and ``/`` percent-encoded; a hash
+    for a name too long), so that staging creates no folders (a ``mkdir`` costs up to a millisecond here)."""
+    name = rel.replace("%", "%25").replace("/", "%2F")
+    if len(name) > 200:
+        name = fs.sha256(rel.encode()) + os.path.splitext(rel)[1][:16]
+    return stage / name
+
+
 def _format_staged(stage: Path, python: list[str], results) -> None:
-    run_ruff([stage / rel for rel in python])
-    formatted = {rel: fs.sha256((stage / rel).read_bytes()) for rel in python}
+    run_ruff([staged_path(stage, rel) for rel in python])
+    formatted = {rel: fs.sha256(staged_path(stage, rel).read_bytes()) for rel in python}
     for result in results:
         for rel in result["files"]:
             if rel in formatted:
@@ -659,6 +669,23 @@ def _jobs(count: int) -> int:
         except ValueError:
             raise GenerateError(f"OPGEN_JOBS must be a number of processes, got {limit!r}") from None
     return max(1, min(cores, count // MIN_OPS_PER_JOB))
+
+
+def _rendering_loaded() -> bool:
+    """Whether what rendering needs is loaded already (a daemon, a second run in one process)."""
+    return "generator.emit.site" in sys.modules
+
+
+def _preload() -> None:
+    """Import what rendering needs (see ``_Run._verify_aside``)."""
+    import jinja2  # noqa: F401
+    import markdown_it  # noqa: F401
+
+    import generator.evaluate  # noqa: F401
+    import generator.runtime.examples  # noqa: F401
+    import generator.vendor.latex2mathml.converter  # noqa: F401
+    import generator.writer  # noqa: F401
+    from generator.emit import cpp, docs, matrix, python, site  # noqa: F401
 
 
 def _work(args) -> dict:
@@ -804,15 +831,33 @@ class _Run:
         keys = {rel: inputs.op_key(generator_key, rel) for rel in inputs.spec_rels}
 
         # Ops whose inputs are unchanged and whose files are intact keep them.
+        known_ops = state.get("ops", {})
+        same = [rel for rel in inputs.spec_rels if rel in known_ops and known_ops[rel]["key"] == keys[rel]]
+        pending = None
+        if len(same) < len(inputs.spec_rels) and len(same) >= VERIFY_ASIDE_FROM:
+            # Something will be rendered: a child process checks the other ops' files (stat calls, which
+            # wait on the kernel rather than the interpreter) meanwhile. In a fresh process the modules
+            # rendering needs load meanwhile; where they are loaded (a daemon), the edited ops render
+            # meanwhile, and an op whose files the child finds damaged is rendered after them.
+            verified = self._verify_aside(known_ops, same, trust)
+            if _rendering_loaded():
+                pending = verified
+                checked = {rel: known_ops[rel]["files"] for rel in same}
+            else:
+                try:
+                    _preload()
+                finally:
+                    checked = verified()  # (also when loading fails: no child is left behind)
+        else:
+            checked = {rel: self._verify(known_ops[rel]["files"], trust) for rel in same}
         kept: dict[str, dict] = {}
         todo = []
         for rel in inputs.spec_rels:
-            entry = state.get("ops", {}).get(rel)
-            files = self._verify(entry["files"], trust) if entry is not None and entry["key"] == keys[rel] else None
+            files = checked.get(rel)
             if files is None:
                 todo.append(rel)
             else:
-                kept[rel] = {**entry, "files": files}
+                kept[rel] = {**known_ops[rel], "files": files}
         if inputs.problems or not inputs.spec_rels:
             todo, kept = list(inputs.spec_rels), {}  # the loader reports what is wrong, with locations
         if not todo:  # the set of ops may still have shrunk: pages that linked a removed op change
@@ -832,7 +877,13 @@ class _Run:
                 return 0
         # With a record, its text goes to the commit, which parses it only when it lists other files
         # than the ones produced (a large catalogue's record has one line per file).
-        return self._render(record if record is not None else owned, generator_key, inputs, keys, todo, kept)
+        try:
+            return self._render(
+                record if record is not None else owned, generator_key, inputs, keys, todo, kept, pending
+            )
+        finally:
+            if pending is not None:
+                pending()  # joined (a no-op when _render has): no child is left behind
 
     def _kept_aggregates(self, generator_key: str, inputs: _Inputs, ops: dict, units: list[str]) -> dict[str, dict]:
         """The aggregate units whose inputs (the ops' rows) are unchanged and whose files are intact."""
@@ -846,6 +897,55 @@ class _Run:
                 if files is not None:
                     kept[unit] = {**entry, "files": files}
         return kept
+
+    def _verify_aside(self, ops: dict, rels: list[str], trust: int):
+        """Start :meth:`_verify` of ``rels``' files in a forked child; return the function that waits for
+        it: {rel: fresh fingerprints or None}, as ``_verify`` gives them (in-process where fork is not
+        available or the child fails; later calls return the same answer)."""
+
+        def here() -> dict:
+            return {rel: self._verify(ops[rel]["files"], trust) for rel in rels}
+
+        if not hasattr(os, "fork"):
+            checked = here()
+            return lambda: checked
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: answer, then leave without running any of the parent's cleanup
+            code = 1
+            try:
+                os.close(read_end)
+                changed = {}
+                for rel in rels:
+                    files = ops[rel]["files"]
+                    found = self._verify(files, trust)
+                    if found is not files:
+                        changed[rel] = found
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(json.dumps(changed).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+
+        answer: list[dict] = []
+
+        def wait() -> dict:
+            if answer:
+                return answer[0]
+            with os.fdopen(read_end, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(pid, 0)
+            if status != 0:
+                answer.append(here())
+                return answer[0]
+            changed = json.loads(data)
+            if any(files is not None for files in changed.values()):
+                self.changed_stamps = True  # as _verify notes it in-process
+            answer.append({rel: changed[rel] if rel in changed else ops[rel]["files"] for rel in rels})
+            return answer[0]
+
+        return wait
 
     def _verify(self, files: dict, trust: int) -> dict | None:
         """Fresh fingerprints of ``files`` ({relative path: fingerprint}) when every one is on
@@ -873,7 +973,7 @@ class _Run:
                 fresh[rel] = entry
         return files if fresh is None else fresh
 
-    def _render(self, owned, generator_key, inputs, keys, todo, kept) -> int:
+    def _render(self, owned, generator_key, inputs, keys, todo, kept, pending=None) -> int:
         from generator.emit import matrix
         from generator.loader import load_catalog, load_project
 
@@ -885,9 +985,23 @@ class _Run:
         stage = Path(_mkstage(self.out))
         try:
             with matrix.catalog_installed(catalog):  # the matrix runs validators (workers inherit it)
-                results, python = self._render_ops(stage, keys, todo, self._predicted_names(keys, todo, kept))
+                predicted = self._predicted_names(keys, todo, kept)
+                results, python = self._render_ops(stage, keys, todo, predicted)
                 for rel in results:
                     kept.pop(rel, None)
+                if pending is not None:  # the files of the ops kept so far, checked aside meanwhile
+                    damaged = []
+                    for rel, files in pending().items():
+                        if files is None:
+                            damaged.append(rel)
+                        elif rel in kept:
+                            kept[rel]["files"] = files
+                    for rel in damaged:
+                        kept.pop(rel, None)
+                    if damaged:  # their names are the recorded ones: the prediction holds
+                        more, more_python = self._render_ops(stage, keys, damaged, predicted)
+                        python += more_python
+                        results.update(more)
                 # The names are settled now: the pages of an op rendered with a wrong guess, and of a
                 # kept op that mentions an op that came or went, are rendered again.
                 every = {
@@ -1066,7 +1180,7 @@ class _Run:
         for rel in changes:
             target = out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(stage / rel, target)
+            os.replace(staged_path(stage, rel), target)
             if self.verbose:
                 print(f"wrote {display_path(target)}")
         removed = 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -608,3 +609,84 @@ def test_bookkeeping_files_are_not_outputs(tmp_path):
     assert generate(specs, out) == 0
     record = (out / RECORD).read_text()
     assert STATE not in record and ROWS not in record and RECORD not in record.splitlines()[1:]
+
+
+# ---------------------------------------------------------------------------------------------
+# The output check of an edit run, in a forked child while the render's modules load
+
+
+def test_files_checked_aside_are_judged_as_in_process(tmp_path, monkeypatch, capsys):
+    from generator import generate as gen
+
+    specs = small_specs(tmp_path, "elu_backward", "max_pool3d_with_argmax_backward", "gelu_backward")
+    # aside while the modules load (a fresh process), aside while the edited op renders (a daemon), here
+    ways = {"loading": (1, False), "rendering": (1, True), "here": (10**9, True)}
+    outs = {way: tmp_path / way for way in ways}
+    for out in outs.values():
+        assert generate(specs, out) == 0
+        assert generate(specs, out) == 0  # records trusted stamps
+    spec = specs / "elu_backward.yaml"  # an edit: a render is coming, the check goes aside
+    spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
+    for out in outs.values():
+        damaged = out / "docs" / "en" / "aclnnGeluBackward.md"  # another op's page, edited by hand
+        damaged.write_bytes(damaged.read_bytes() + b"hand edit\n")
+        touched = out / "aclnn" / "ops" / "max_pool3d_with_argmax_backward.py"  # same bytes, new stamp
+        touched.write_bytes(touched.read_bytes())
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    printed = {}
+    for way, (threshold, loaded) in ways.items():
+        monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", threshold)
+        monkeypatch.setattr(gen, "_rendering_loaded", lambda loaded=loaded: loaded)
+        capsys.readouterr()
+        assert generate(specs, outs[way]) == 0
+        printed[way] = capsys.readouterr().out
+    assert len(forks) == 2  # "here" forks nothing
+    # elu (edited) and gelu (damaged) rendered again, max_pool3d kept with its new stamp
+    counts = {
+        way: re.search(r"\((\d+) rendered\), (\d+) file\(s\): (\d+) written", text).groups()
+        for way, text in printed.items()
+    }
+    assert len(set(counts.values())) == 1 and counts["here"][0] == "2", counts
+    expected = render_all(load_project(specs))
+    for out in outs.values():
+        assert outputs(out) == expected
+        # the new stamp was recorded: the next run hashes nothing and is up to date
+        state = json.loads((out / STATE).read_bytes().partition(b"\n")[2])
+        entry = state["ops"]["max_pool3d_with_argmax_backward.yaml"]["files"]
+        st = (out / "aclnn" / "ops" / "max_pool3d_with_argmax_backward.py").stat()
+        assert entry["aclnn/ops/max_pool3d_with_argmax_backward.py"].startswith(f"{st.st_size}:{st.st_mtime_ns}:")
+        assert generate(specs, out) == 0
+        assert "up to date" in capsys.readouterr().out
+
+
+def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch, capsys):
+    from generator import generate as gen
+
+    specs = small_specs(tmp_path, "elu_backward", "gelu_backward")
+    out = tmp_path / "out"
+    assert generate(specs, out) == 0
+    spec = specs / "elu_backward.yaml"
+    spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
+    damaged = out / "docs" / "en" / "aclnnGeluBackward.md"
+    damaged.write_bytes(b"hand edit\n")
+    parent = os.getpid()
+    real_verify = gen._Run._verify
+
+    def verify(self, files, trust):
+        if os.getpid() != parent:
+            raise OSError("the child fails")
+        return real_verify(self, files, trust)
+
+    monkeypatch.setattr(gen._Run, "_verify", verify)
+    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
+    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    capsys.readouterr()
+    assert generate(specs, out) == 0
+    assert forks == [1]  # the child ran, failed, and the files were checked here
+    assert "(2 rendered)" in capsys.readouterr().out
+    assert outputs(out) == render_all(load_project(specs))
