@@ -265,7 +265,7 @@ class _Server:
         self.idle = idle
         self.started = time.time()
         self.requests = 0
-        self.last_run = time.monotonic()  # (start counts as one)
+        self.last_run = time.monotonic()  # (serving counts as one)
         self.key, self.known, self.trust = self._code_key({}, 0)
         _warm(generate)
 
@@ -456,6 +456,7 @@ def serve(idle: float, ready_fd: int, generator: str) -> int:
     import signal
 
     signal.signal(signal.SIGTERM, terminate)
+    server.last_run = time.monotonic()  # idle time counts from now
     try:
         while True:
             # Idle time counts from the last run (status and stop requests do not keep it alive).

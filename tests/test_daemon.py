@@ -36,6 +36,8 @@ class Tool:
         self.env.update(PYTHONPATH=str(root), OPGEN_DAEMON_DIR=str(self.sockets))
 
     def __call__(self, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+        if args[:2] == ("daemon", "start") and "--idle" not in args:
+            args = (*args, "--idle", "300")  # a daemon a failed test leaves behind goes by itself
         return subprocess.run(
             [sys.executable, "-m", "generator.cli", *args],
             capture_output=True,
