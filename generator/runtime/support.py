@@ -87,9 +87,11 @@ class _Search:
         # {(product, the when's values)}; a rejection there proves the check applies to such calls.
         self._applies: dict[str, set[tuple]] = {}
         self._plans: dict[tuple[str, str], list] = {}  # (product, tensor) -> _variants
-        self._groups: dict[tuple[int, str], tuple[str, ...]] = {}  # (witness index, tensor) -> same-dtype tensors
+        self._groups: dict[int, dict] = {}  # witness index -> dtype -> its tensors (see _dtype_groups)
+        self._full_groups: dict[tuple[str, int], dict] = {}  # the same for (product, witness index) inferred
         self._check_templates: dict[tuple, _Template | None] = {}  # shared by recipes: see _template
         self._coverage: dict[tuple, tuple[int, set[int]]] = {}  # see _covered
+        self._memberships: dict[str, list] = {}  # tensor -> the membership checks testing it (see _covered)
 
     def _witnesses(self) -> list[dict]:
         from generator.runtime.examples import arguments
@@ -225,11 +227,16 @@ class _Search:
         ``param`` rejects with ``dtype``: ``dtype`` is outside its list and the check is known to
         apply there (an earlier rejection by it under the same `when` values on this product)."""
         covered: set[int] = set()
-        for check_id, check in self._check_keys.items():
+        memberships = self._memberships.get(param)
+        if memberships is None:  # the membership checks testing ``param``, with its position in them
+            memberships = self._memberships[param] = [
+                (check_id, check, check.names.index(param))
+                for check_id, check in self._check_keys.items()
+                if check.allowed is not None and param in check.names
+            ]
+        for check_id, check, position in memberships:
             applies = self._applies.get(check_id)
-            if not applies or check.allowed is None or param not in check.names:
-                continue
-            if dtype in check.allowed[check.names.index(param)].get(product, ()):
+            if not applies or dtype in check.allowed[position].get(product, ()):
                 continue
             slot = (product, param, check_id)
             known = self._coverage.get(slot)
@@ -255,15 +262,18 @@ class _Search:
         for index, raw in enumerate(self.witnesses):
             target = raw.get(param)
             if isinstance(target, TensorDesc):
-                names = self._groups.get((index, param))
-                if names is None:  # the same on every product
-                    names = self._groups[(index, param)] = tuple(n for n, v in raw.items() if _same_dtype(v, target))
+                groups = self._groups.get(index)
+                if groups is None:  # the same on every product
+                    groups = self._groups[index] = _dtype_groups(raw)
+                names = groups[target.dtype]
                 calls.append(((product, index, False, names), raw, names))
             full = self._full_args(product, index, raw)
             if full is None or not isinstance(full.get(param), TensorDesc):
                 continue
-            target = full[param]
-            group = tuple(n for n, v in full.items() if _same_dtype(v, target))
+            groups = self._full_groups.get((product, index))
+            if groups is None:
+                groups = self._full_groups[(product, index)] = _dtype_groups(full)
+            group = groups[full[param].dtype]
             calls.append(((product, index, True, group), full, group))
             if group != (param,):
                 calls.append(((product, index, True, (param,)), full, (param,)))
@@ -489,8 +499,13 @@ def _desc(value: object) -> object:
     return as_tensor("example", value) if _is_numpy(value, "ndarray") else value
 
 
-def _same_dtype(value: object, target: TensorDesc) -> bool:
-    return isinstance(value, TensorDesc) and value.dtype == target.dtype
+def _dtype_groups(args: dict) -> dict[str, tuple[str, ...]]:
+    """dtype -> the tensors of ``args`` that have it, in argument order (the tensors retyped together)."""
+    groups: dict[str, list[str]] = {}
+    for name, value in args.items():
+        if isinstance(value, TensorDesc):
+            groups.setdefault(value.dtype, []).append(name)
+    return {dtype: tuple(names) for dtype, names in groups.items()}
 
 
 def _retype(args: dict, names: list[str], dtype: str) -> dict:
