@@ -40,6 +40,7 @@ from pathlib import Path
 
 PROTOCOL = 1
 IDLE_DEFAULT = 1800.0  # seconds without a request before the daemon exits
+MAX_IDLE = 7 * 86400.0
 _MAX_REQUEST = 1 << 20
 _GENERATOR = Path(__file__).resolve().parent
 
@@ -149,6 +150,10 @@ def forward(specs: Path, out: Path, *, check: bool, only: str | None, verbose: b
     path = socket_path()
     if path is None or not os.path.exists(path):
         return None
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working folder is gone: the in-process run says what that means
+        return None
     request = {
         "protocol": PROTOCOL,
         "command": "generate",
@@ -159,7 +164,7 @@ def forward(specs: Path, out: Path, *, check: bool, only: str | None, verbose: b
         "check": bool(check),
         "only": only,
         "verbose": bool(verbose),
-        "cwd": os.getcwd(),
+        "cwd": cwd,
         "env": {k: v for k, v in os.environ.items() if k.startswith("OPGEN_")},
         "umask": _umask(),
     }
@@ -204,8 +209,8 @@ def start(idle: float = IDLE_DEFAULT, timeout: float = 120.0) -> dict:
     """Start a daemon in the background (unless one runs) and wait until it serves: its status."""
     import subprocess
 
-    if idle <= 0:
-        raise DaemonError(f"--idle must be a positive number of seconds, got {idle:g}")
+    if not 0 < idle <= MAX_IDLE:  # (also NaN)
+        raise DaemonError(f"--idle must be a number of seconds in (0, {MAX_IDLE:g}], got {idle:g}")
     running = status()
     if running is not None:
         return {**running, "already": True}

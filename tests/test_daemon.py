@@ -169,8 +169,9 @@ def test_idle_daemon_exits_and_removes_its_socket(tool):
             break
         time.sleep(0.05)
     assert tool.served() is None and not list(tool.sockets.glob("*.sock"))
-    bad = tool("daemon", "start", "--idle", "0")
-    assert bad.returncode == 1 and "--idle" in bad.stderr
+    for idle in ("0", "-1", "nan", "inf"):
+        bad = tool("daemon", "start", "--idle", idle)
+        assert bad.returncode == 1 and "--idle must be" in bad.stderr and tool.served() is None
 
 
 def test_an_unsafe_socket_folder_is_refused(tool, tmp_path):
