@@ -906,8 +906,9 @@ class _Run:
         def here() -> dict:
             return {rel: self._verify(ops[rel]["files"], trust) for rel in rels}
 
-        if not hasattr(os, "fork"):
-            checked = here()
+        threading = sys.modules.get("threading")  # (not imported: no other Python thread)
+        if not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
+            checked = here()  # no fork beside other threads (a lock one of them holds stays held in the child)
             return lambda: checked
         read_end, write_end = os.pipe()
         pid = os.fork()

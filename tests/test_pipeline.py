@@ -690,3 +690,33 @@ def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch
     assert forks == [1]  # the child ran, failed, and the files were checked here
     assert "(2 rendered)" in capsys.readouterr().out
     assert outputs(out) == render_all(load_project(specs))
+
+
+def test_no_check_aside_beside_other_threads(tmp_path, monkeypatch, capsys):
+    import threading
+
+    from generator import generate as gen
+
+    specs = small_specs(tmp_path, "elu_backward", "gelu_backward")
+    out = tmp_path / "out"
+    assert generate(specs, out) == 0
+    spec = specs / "elu_backward.yaml"
+    spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
+    (out / "docs" / "en" / "aclnnGeluBackward.md").write_bytes(b"hand edit\n")
+    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
+    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        capsys.readouterr()
+        assert generate(specs, out) == 0
+    finally:
+        stop.set()
+        other.join()
+    assert forks == []  # a fork beside another thread could inherit a lock held forever
+    assert "(2 rendered)" in capsys.readouterr().out
+    assert outputs(out) == render_all(load_project(specs))
