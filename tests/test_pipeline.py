@@ -661,16 +661,33 @@ def test_files_checked_aside_are_judged_as_in_process(tmp_path, monkeypatch, cap
         assert "up to date" in capsys.readouterr().out
 
 
-def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch, capsys):
-    from generator import generate as gen
-
+def _edited_and_damaged(tmp_path: Path) -> tuple[Path, Path]:
+    """Two ops rendered, then one spec edited (a render is coming) and the other op's page hand-edited."""
     specs = small_specs(tmp_path, "elu_backward", "gelu_backward")
     out = tmp_path / "out"
     assert generate(specs, out) == 0
     spec = specs / "elu_backward.yaml"
     spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
-    damaged = out / "docs" / "en" / "aclnnGeluBackward.md"
-    damaged.write_bytes(b"hand edit\n")
+    (out / "docs" / "en" / "aclnnGeluBackward.md").write_bytes(b"hand edit\n")
+    return specs, out
+
+
+def _counted_forks(monkeypatch) -> list:
+    """Check aside from the first op on, as in a fresh process; the forks made, listed."""
+    from generator import generate as gen
+
+    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
+    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    return forks
+
+
+def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch, capsys):
+    from generator import generate as gen
+
+    specs, out = _edited_and_damaged(tmp_path)
     parent = os.getpid()
     real_verify = gen._Run._verify
 
@@ -680,11 +697,7 @@ def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch
         return real_verify(self, files, trust)
 
     monkeypatch.setattr(gen._Run, "_verify", verify)
-    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
-    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
-    forks = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    forks = _counted_forks(monkeypatch)
     capsys.readouterr()
     assert generate(specs, out) == 0
     assert forks == [1]  # the child ran, failed, and the files were checked here
@@ -695,19 +708,8 @@ def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch
 def test_no_check_aside_beside_other_threads(tmp_path, monkeypatch, capsys):
     import threading
 
-    from generator import generate as gen
-
-    specs = small_specs(tmp_path, "elu_backward", "gelu_backward")
-    out = tmp_path / "out"
-    assert generate(specs, out) == 0
-    spec = specs / "elu_backward.yaml"
-    spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
-    (out / "docs" / "en" / "aclnnGeluBackward.md").write_bytes(b"hand edit\n")
-    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
-    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
-    forks = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    specs, out = _edited_and_damaged(tmp_path)
+    forks = _counted_forks(monkeypatch)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
