@@ -172,13 +172,16 @@ def cmd_daemon(args) -> int:
     """Start, stop or describe the resident renderer (generator/daemon.py)."""
     from generator import daemon
 
+    def described(state: str, info: dict, *extra: str) -> str:
+        facts = ", ".join(
+            [f"pid {info['pid']}", *extra, f"socket {info['socket']}", f"exits after {info['idle']:g} s idle"]
+        )
+        return f"opgen daemon: {state} ({facts})"
+
     try:
         if args.action == "start":
             info = daemon.start(idle=args.idle)
-            verb = "already running" if info.get("already") else "started"
-            print(
-                f"opgen daemon: {verb} (pid {info['pid']}, socket {info['socket']}, exits after {info['idle']:g} s idle)"
-            )
+            print(described("already running" if info.get("already") else "started", info))
             return 0
         if args.action == "stop":
             print("opgen daemon: stopped" if daemon.stop() else "opgen daemon: not running")
@@ -187,10 +190,7 @@ def cmd_daemon(args) -> int:
         if info is None:
             print("opgen daemon: not running")
             return 3
-        print(
-            f"opgen daemon: running (pid {info['pid']}, {info['requests']} run(s) served, socket {info['socket']}, "
-            f"exits after {info['idle']:g} s idle)"
-        )
+        print(described("running", info, f"{info['requests']} run(s) served"))
         return 0
     except daemon.DaemonError as exc:
         print(f"opgen daemon: {exc}", file=sys.stderr)
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     resident.add_argument("action", choices=("start", "stop", "status"))
     resident.add_argument(
-        "--idle", type=float, default=1800.0, metavar="SECONDS", help="start: exit after this long without a run"
+        "--idle", type=float, metavar="SECONDS", help="start: exit after this long without a run (default 1800)"
     )
     resident.set_defaults(func=cmd_daemon)
 

@@ -205,10 +205,12 @@ def stop() -> bool:
     return pid > 0
 
 
-def start(idle: float = IDLE_DEFAULT, timeout: float = 120.0) -> dict:
-    """Start a daemon in the background (unless one runs) and wait until it serves: its status."""
+def start(idle: float | None = None, timeout: float = 120.0) -> dict:
+    """Start a daemon in the background (unless one runs) and wait until it serves: its status. ``idle``:
+    seconds without a run before it exits (default ``IDLE_DEFAULT``)."""
     import subprocess
 
+    idle = IDLE_DEFAULT if idle is None else idle
     if not 0 < idle <= MAX_IDLE:  # (also NaN)
         raise DaemonError(f"--idle must be a number of seconds in (0, {MAX_IDLE:g}], got {idle:g}")
     running = status()
@@ -341,21 +343,20 @@ class _Terminated(BaseException):
 
 
 def _warm(generate) -> None:
-    """Load now what a run loads on first use: the emitters and every template compiled, the Markdown and
-    MathML converters built, the modules the renders, the example machinery and the commit import."""
+    """Load now what a run loads on first use: what rendering imports (``generate._preload``), what the
+    example machinery, the schema and the commit import, every template compiled, the Markdown and MathML
+    converters built."""
     import multiprocessing  # noqa: F401
     import subprocess  # noqa: F401
 
     import numpy  # noqa: F401
     import orjson  # noqa: F401
 
-    import generator.evaluate  # noqa: F401
     import generator.kernels._common  # noqa: F401
-    import generator.runtime.examples  # noqa: F401
     import generator.schema  # noqa: F401
-    import generator.writer  # noqa: F401
-    from generator.emit import cpp, docs, matrix, python, site  # noqa: F401
+    from generator.emit import site
 
+    generate._preload()
     env = generate.environment()
     for name in env.list_templates(extensions=["j2"]):
         env.get_template(name)
