@@ -136,6 +136,15 @@ def _exchange(path: str, request: dict, connect_timeout: float = 2.0) -> dict | 
     return reply if isinstance(reply, dict) else None
 
 
+def _ask(request: dict) -> dict | None:
+    """This generator's daemon's reply to ``request`` (None: no daemon, or no answer in this protocol)."""
+    path = socket_path()
+    if path is None or not os.path.exists(path):
+        return None
+    reply = _exchange(path, {"protocol": PROTOCOL, **request})
+    return reply if reply is not None and reply.get("protocol") == PROTOCOL else None
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -147,15 +156,11 @@ def forward(specs: Path, out: Path, *, check: bool, only: str | None, verbose: b
     printing its output; None when there is none (or it cannot take the run): run in-process."""
     if os.environ.get("OPGEN_DAEMON", "").strip() == "0":
         return None
-    path = socket_path()
-    if path is None or not os.path.exists(path):
-        return None
     try:
         cwd = os.getcwd()
     except OSError:  # the working folder is gone: the in-process run says what that means
         return None
     request = {
-        "protocol": PROTOCOL,
         "command": "generate",
         "generator": str(_GENERATOR),
         "prefix": sys.prefix,
@@ -168,12 +173,12 @@ def forward(specs: Path, out: Path, *, check: bool, only: str | None, verbose: b
         "env": {k: v for k, v in os.environ.items() if k.startswith("OPGEN_")},
         "umask": _umask(),
     }
-    reply = _exchange(path, request)
+    reply = _ask(request)
     if reply is not None and reply.get("stale"):
         print("opgen: the daemon has stopped (the generator changed since it started); running here", file=sys.stderr)
         return None
-    if reply is None or reply.get("protocol") != PROTOCOL or not isinstance(reply.get("status"), int):
-        return None  # no daemon, a dead one, or a crash: nothing was promised
+    if reply is None or not isinstance(reply.get("status"), int):
+        return None  # no daemon, a dead one, another generator's, or a crash: nothing was promised
     sys.stdout.write(reply.get("stdout", ""))
     sys.stdout.flush()
     sys.stderr.write(reply.get("stderr", ""))
@@ -182,27 +187,19 @@ def forward(specs: Path, out: Path, *, check: bool, only: str | None, verbose: b
 
 def status() -> dict | None:
     """The running daemon's description (pid, started, requests, idle), or None."""
-    path = socket_path()
-    if path is None or not os.path.exists(path):
-        return None
-    reply = _exchange(path, {"protocol": PROTOCOL, "command": "status"})
-    return reply if reply is not None and reply.get("protocol") == PROTOCOL else None
+    return _ask({"command": "status"})
 
 
 def stop() -> bool:
     """Ask the running daemon to exit; whether one did."""
-    path = socket_path()
-    if path is None or not os.path.exists(path):
+    reply = _ask({"command": "stop"})
+    if reply is None:
         return False
-    reply = _exchange(path, {"protocol": PROTOCOL, "command": "stop"})
-    if reply is None or reply.get("protocol") != PROTOCOL:
-        return False
-    pid = int(reply.get("pid", 0))
     for _ in range(200):  # until it has released its socket (at most about 2 s)
-        if not os.path.exists(path):
+        if not os.path.exists(reply["socket"]):
             break
         time.sleep(0.01)
-    return pid > 0
+    return True
 
 
 def start(idle: float | None = None, timeout: float = 120.0) -> dict:
