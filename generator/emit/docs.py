@@ -327,33 +327,22 @@ class Linker:
         self.names = names
         self.mentions = mentions
         self.glossary: dict[str, str] = dict(GLOSSARY[lang])
+        # (operators linked here, extra terms) -> (targets, words, pattern): most texts of a page link the
+        # same terms, so the alternation is built once per set
+        self._patterns: dict[tuple, tuple] = {}
 
     def __call__(self, escaped: str, html: bool, extra: dict[str, str] | None = None) -> str:
-        spec = self.spec
         tokens = set(_TOKEN.findall(escaped))
         if self.mentions is not None:
             self.mentions.update(tokens)
-        ops = {t for t in tokens if t in self.names}  # the only operator pages that could be linked here
-        targets = dict(self.glossary)
-        for name in sorted(ops | set(spec.sources.links)):
-            if name == spec.name:
-                continue
-            if name in ops:
-                targets[name] = f"{self.prefix}{name}{self.ext}"
-            else:
-                targets[name] = UPSTREAM + spec.sources.links[name]
-        targets.update(extra or {})
-        if not targets:
+        ops = frozenset(t for t in tokens if t in self.names)  # the only operator pages that could be linked here
+        key = (ops, tuple(extra.items()) if extra else ())
+        found = self._patterns.get(key)
+        if found is None:
+            found = self._patterns[key] = self._pattern(ops, extra)
+        targets, words, pattern = found
+        if pattern is None:
             return escaped
-        words = sorted(targets, key=len, reverse=True)
-        pattern = re.compile(
-            "|".join(
-                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
-                if w.startswith("aclnn")
-                else re.escape(esc.html_text(w))
-                for w in words
-            )
-        )
         done: set[str] = set()
 
         def replace(match: re.Match) -> str:
@@ -370,6 +359,32 @@ class Linker:
         # never inside a tag or an existing link
         parts = re.split(r"(<a\b.*?</a>|<[^>]*>|\[[^\]]*\]\([^)]*\))", escaped)
         return "".join(part if i % 2 else pattern.sub(replace, part) for i, part in enumerate(parts))
+
+    def _pattern(self, ops: frozenset, extra: dict[str, str] | None) -> tuple:
+        """The link targets of a text mentioning the operators ``ops``, its words (longest first) and their
+        pattern (None when nothing can be linked)."""
+        spec = self.spec
+        targets = dict(self.glossary)
+        for name in sorted(ops | set(spec.sources.links)):
+            if name == spec.name:
+                continue
+            if name in ops:
+                targets[name] = f"{self.prefix}{name}{self.ext}"
+            else:
+                targets[name] = UPSTREAM + spec.sources.links[name]
+        targets.update(extra or {})
+        if not targets:
+            return targets, [], None
+        words = sorted(targets, key=len, reverse=True)
+        pattern = re.compile(
+            "|".join(
+                rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"
+                if w.startswith("aclnn")
+                else re.escape(esc.html_text(w))
+                for w in words
+            )
+        )
+        return targets, words, pattern
 
 
 # ---------------------------------------------------------------------------------------------
