@@ -42,6 +42,7 @@ PROTOCOL = 1
 IDLE_DEFAULT = 1800.0  # seconds without a request before the daemon exits
 MAX_IDLE = 7 * 86400.0
 _MAX_REQUEST = 1 << 20
+_MAX_SOCKET_PATH = 100  # bytes (sun_path holds 104-108 with its terminator, depending on the system)
 _GENERATOR = Path(__file__).resolve().parent
 
 
@@ -216,6 +217,10 @@ def start(idle: float | None = None, timeout: float = 120.0) -> dict:
     path = socket_path(create=True)
     if path is None:
         raise DaemonError("this system has no Unix sockets: opgen runs in-process only")
+    if len(os.fsencode(path)) > _MAX_SOCKET_PATH:
+        raise DaemonError(
+            f"the socket path {path} is too long for a Unix socket: set OPGEN_DAEMON_DIR to a shorter folder"
+        )
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(

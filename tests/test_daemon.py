@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,8 +31,8 @@ class Tool:
         self.root = root
         shutil.copytree(REPO / "generator", root / "generator", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "templates", root / "templates", ignore=shutil.ignore_patterns("__pycache__"))
-        self.sockets = root / "sockets"
-        self.sockets.mkdir(mode=0o700)
+        # short, whatever the temporary folder's path: a socket's path holds at most about 100 bytes
+        self.sockets = Path(tempfile.mkdtemp(prefix="opgen-test-", dir="/tmp" if os.path.isdir("/tmp") else None))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("OPGEN_")}
         self.env.update(PYTHONPATH=str(root), OPGEN_DAEMON_DIR=str(self.sockets))
 
@@ -67,6 +68,7 @@ def tool(tmp_path):
     tool = Tool(tmp_path / "tool")
     yield tool
     tool.stop()
+    shutil.rmtree(tool.sockets, ignore_errors=True)
 
 
 def _specs(tmp_path: Path) -> Path:
@@ -225,3 +227,20 @@ def test_a_request_from_another_generator_is_declined(tool, tmp_path):
     assert daemon._exchange(str(path), {"protocol": daemon.PROTOCOL, "command": "generate", "specs": 1}) is None
     assert daemon._exchange(str(path), {"protocol": 99, "command": "status"}) is None
     assert tool.served() == 1
+
+
+def test_a_socket_path_too_long_is_refused_clearly(tool, tmp_path):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True, mode=0o700)
+    deep.chmod(0o700)
+    start = tool("daemon", "start", env={"OPGEN_DAEMON_DIR": str(deep)})
+    assert start.returncode == 1 and "too long for a Unix socket" in start.stderr and "OPGEN_DAEMON_DIR" in start.stderr
+    run = tool(
+        "generate",
+        "--specs",
+        str(_specs(tmp_path)),
+        "--out",
+        str(tmp_path / "out"),
+        env={"OPGEN_DAEMON_DIR": str(deep)},
+    )
+    assert run.returncode == 0, run.stderr
