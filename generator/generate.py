@@ -993,12 +993,13 @@ class _Run:
                 if pending is not None:  # the files of the ops kept so far, checked aside meanwhile
                     damaged = []
                     for rel, files in pending().items():
+                        if rel not in kept:
+                            continue  # (rendered already)
                         if files is None:
                             damaged.append(rel)
-                        elif rel in kept:
+                            del kept[rel]
+                        else:
                             kept[rel]["files"] = files
-                    for rel in damaged:
-                        kept.pop(rel, None)
                     if damaged:  # their names are the recorded ones: the prediction holds
                         more, more_python = self._render_ops(stage, keys, damaged, predicted)
                         python += more_python

@@ -615,6 +615,29 @@ def test_bookkeeping_files_are_not_outputs(tmp_path):
 # The output check of an edit run, in a forked child while the render's modules load
 
 
+def _edited_and_damaged(tmp_path: Path) -> tuple[Path, Path]:
+    """Two ops rendered, then one spec edited (a render is coming) and the other op's page hand-edited."""
+    specs = small_specs(tmp_path, "elu_backward", "gelu_backward")
+    out = tmp_path / "out"
+    assert generate(specs, out) == 0
+    spec = specs / "elu_backward.yaml"
+    spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
+    (out / "docs" / "en" / "aclnnGeluBackward.md").write_bytes(b"hand edit\n")
+    return specs, out
+
+
+def _counted_forks(monkeypatch) -> list:
+    """Check aside from the first op on, as in a fresh process; the forks made, listed."""
+    from generator import generate as gen
+
+    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
+    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    return forks
+
+
 def test_files_checked_aside_are_judged_as_in_process(tmp_path, monkeypatch, capsys):
     from generator import generate as gen
 
@@ -632,9 +655,7 @@ def test_files_checked_aside_are_judged_as_in_process(tmp_path, monkeypatch, cap
         damaged.write_bytes(damaged.read_bytes() + b"hand edit\n")
         touched = out / "aclnn" / "ops" / "max_pool3d_with_argmax_backward.py"  # same bytes, new stamp
         touched.write_bytes(touched.read_bytes())
-    forks = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    forks = _counted_forks(monkeypatch)
     printed = {}
     for way, (threshold, loaded) in ways.items():
         monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", threshold)
@@ -659,29 +680,6 @@ def test_files_checked_aside_are_judged_as_in_process(tmp_path, monkeypatch, cap
         assert entry["aclnn/ops/max_pool3d_with_argmax_backward.py"].startswith(f"{st.st_size}:{st.st_mtime_ns}:")
         assert generate(specs, out) == 0
         assert "up to date" in capsys.readouterr().out
-
-
-def _edited_and_damaged(tmp_path: Path) -> tuple[Path, Path]:
-    """Two ops rendered, then one spec edited (a render is coming) and the other op's page hand-edited."""
-    specs = small_specs(tmp_path, "elu_backward", "gelu_backward")
-    out = tmp_path / "out"
-    assert generate(specs, out) == 0
-    spec = specs / "elu_backward.yaml"
-    spec.write_text(spec.read_text().replace("Backward of the ELU activation", "Backward of ELU", 1))
-    (out / "docs" / "en" / "aclnnGeluBackward.md").write_bytes(b"hand edit\n")
-    return specs, out
-
-
-def _counted_forks(monkeypatch) -> list:
-    """Check aside from the first op on, as in a fresh process; the forks made, listed."""
-    from generator import generate as gen
-
-    monkeypatch.setattr(gen, "VERIFY_ASIDE_FROM", 1)
-    monkeypatch.setattr(gen, "_rendering_loaded", lambda: False)
-    forks = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
-    return forks
 
 
 def test_a_failing_check_aside_falls_back_to_checking_here(tmp_path, monkeypatch, capsys):

@@ -336,10 +336,10 @@ class Linker:
         if self.mentions is not None:
             self.mentions.update(tokens)
         ops = frozenset(t for t in tokens if t in self.names)  # the only operator pages that could be linked here
-        key = (ops, tuple(extra.items()) if extra else ())
-        found = self._patterns.get(key)
+        linked = (ops, tuple(extra.items()) if extra else ())
+        found = self._patterns.get(linked)
         if found is None:
-            found = self._patterns[key] = self._pattern(ops, extra)
+            found = self._patterns[linked] = self._pattern(ops, extra)
         targets, words, pattern = found
         if pattern is None:
             return escaped
