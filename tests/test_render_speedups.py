@@ -244,3 +244,27 @@ def test_site_index_from_row_fragments_is_the_whole_page_rendered(texts):
         rows.append(row)
     whole = site.page(env, "README.md", docs.index_page(env, rows, "site"))[1]
     assert docs.index_files(env, rows)["docs/site/index.html"] == whole
+
+
+# ---------------------------------------------------------------------------------------------
+# Site: markdown-it's normalize rule replaced by plain string replacements
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(TEXT, st.text(alphabet="a \r\n\0\t<>*", max_size=200)))
+def test_site_normalize_is_markdown_its_normalize(text):
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core.normalize import normalize
+    from markdown_it.rules_core.state_core import StateCore
+
+    from generator.emit import site
+
+    md = MarkdownIt("commonmark")
+    plain, fast = StateCore(text, md, {}), StateCore(text, md, {})
+    normalize(plain)
+    site._normalize(fast)
+    assert fast.src == plain.src
+    # and the renderer uses it in place of the library's rule
+    site.to_html("")
+    (renderer,) = site._RENDERER
+    assert [r.fn for r in renderer.core.ruler.__rules__ if r.name == "normalize"] == [site._normalize]

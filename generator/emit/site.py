@@ -79,6 +79,7 @@ def _markdown():
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.core.ruler.at("normalize", _normalize)
 
     def heading_ids(state) -> None:
         from generator.emit.matrix import anchor
@@ -97,6 +98,17 @@ def _markdown():
 
     md.core.ruler.push("heading_ids", heading_ids)
     return md
+
+
+def _normalize(state) -> None:
+    """markdown-it's first core rule, the same result without its two regular-expression passes over
+    the whole page (pages seldom hold a carriage return or a NUL; a page is scanned for them once)."""
+    src = state.src
+    if "\r" in src:
+        src = src.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in src:
+        src = src.replace("\0", "\ufffd")
+    state.src = src
 
 
 _RENDERER: list = []  # the Markdown renderer, built once (it keeps no state between renders)
