@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,8 @@ from generator.escape import cpp
 from generator.escape import markdown as esc
 from generator.escape import python as pyesc
 from tests.hostile.strings import HOSTILE
+
+REPO = Path(__file__).resolve().parent.parent
 
 TEXT = st.one_of(
     st.text(max_size=300),
@@ -247,11 +250,38 @@ def test_site_index_from_row_fragments_is_the_whole_page_rendered(texts):
 
 
 # ---------------------------------------------------------------------------------------------
-# Site: markdown-it's normalize rule replaced by plain string replacements
+# Site: markdown-it's normalize and block rules replaced by line-at-a-time equivalents
+
+MARKDOWNISH = st.one_of(
+    TEXT,
+    st.text(alphabet="a \r\n\0\t<>*", max_size=200),
+    st.lists(
+        st.sampled_from(
+            ["", " ", "  ", "\t", " \t", "- ", "1. ", "> ", "# ", "```", "<table>", "| a | b |", "|---|---|"]
+        )
+        .flatmap(
+            lambda indent: st.tuples(st.just(indent), st.sampled_from(["x", "*y*", "`z`", "", " ", "\t", "[l](u)"]))
+        )
+        .map("".join),
+        max_size=30,
+    ).map("\n".join),
+)
+
+
+def _stock_renderer():
+    from markdown_it.rules_core.block import block
+    from markdown_it.rules_core.normalize import normalize
+
+    from generator.emit import site
+
+    md = site._markdown()
+    md.core.ruler.at("normalize", normalize)
+    md.core.ruler.at("block", block)
+    return md
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(TEXT, st.text(alphabet="a \r\n\0\t<>*", max_size=200)))
+@given(MARKDOWNISH)
 def test_site_normalize_is_markdown_its_normalize(text):
     from markdown_it import MarkdownIt
     from markdown_it.rules_core.normalize import normalize
@@ -264,7 +294,41 @@ def test_site_normalize_is_markdown_its_normalize(text):
     normalize(plain)
     site._normalize(fast)
     assert fast.src == plain.src
-    # and the renderer uses it in place of the library's rule
+
+
+@settings(max_examples=400, deadline=None)
+@given(MARKDOWNISH)
+def test_site_line_markers_are_markdown_its(text):
+    from markdown_it.rules_block.state_block import StateBlock
+
+    from generator.emit import site
+
+    text = text.replace("\r", "\n").replace("\0", "\ufffd")  # as normalized
+    md = site._markdown()
+    plain, fast = StateBlock(text, md, {}, []), site._lines_state(text, md, {}, [])
+    for name in ("bMarks", "eMarks", "tShift", "sCount", "bsCount", "lineMax", "line", "blkIndent", "src"):
+        assert getattr(fast, name) == getattr(plain, name), name
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKDOWNISH)
+def test_site_renderer_renders_like_the_stock_rules(text):
+    from generator.emit import site
+
     site.to_html("")
     (renderer,) = site._RENDERER
-    assert [r.fn for r in renderer.core.ruler.__rules__ if r.name == "normalize"] == [site._normalize]
+    rules = {r.name: r.fn for r in renderer.core.ruler.__rules__}
+    assert rules["normalize"] is site._normalize and rules["block"] is site._block
+    assert renderer.render(text) == _stock_renderer().render(text)
+
+
+def test_site_renderer_renders_every_generated_page_like_the_stock_rules():
+    from generator.emit import site
+
+    stock = _stock_renderer()
+    pages = sorted((REPO / "generated" / "docs").rglob("*.md"))
+    assert len(pages) > 80
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        site.to_html("")
+        assert site._RENDERER[0].render(text) == stock.render(text), page
