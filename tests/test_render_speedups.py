@@ -7,6 +7,7 @@ library function on arbitrary text, hostile text included.
 from __future__ import annotations
 
 import re
+import textwrap
 import unicodedata
 from pathlib import Path
 
@@ -110,6 +111,26 @@ def test_cpp_comment_lines_ascii_path_wraps_like_the_plain_algorithm(text, width
 def test_python_docstring_line_shortcut(text, first, last):
     for line in [text, *text.splitlines()]:
         assert pyesc._doc_line(line, first, last) == pyesc._escaped_doc_line(line, first, last)
+
+
+def plain_lines(text: str, width: int | None) -> list[str]:
+    lines = [line.rstrip(" ") for line in str(text).splitlines()] or [""]
+    if not width:
+        return lines
+    out: list[str] = []
+    for line in lines:
+        wrapped = textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False, break_long_words=True)
+        out.extend(wrapped or [""])
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(TEXT, st.text(alphabet=" \t\x0b\x0c\r\n\x1c\x85\u2028a", max_size=40)),
+    st.sampled_from([None, 1, 3, 8, 40, 100]),
+)
+def test_python_lines_shortcut_wraps_like_textwrap(text, width):
+    assert pyesc._lines(text, width) == plain_lines(text, width)
 
 
 def plain_sentences(text: str) -> list[str]:

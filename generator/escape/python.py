@@ -104,6 +104,9 @@ def _lines(text: str, width: int | None) -> list[str]:
         return lines
     out: list[str] = []
     for line in lines:
+        if len(line) <= width and line.isprintable():  # fits, no whitespace but spaces (none trailing):
+            out.append(line)  # wrap would return it as it is
+            continue
         wrapped = textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False, break_long_words=True)
         out.extend(wrapped or [""])
     return out
