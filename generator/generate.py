@@ -1032,10 +1032,11 @@ class _Run:
                 fresh = {rel: op_parts(result["rows"]) for rel, result in results.items()}
                 needed = {u for u in missing if u in parts_units}
                 sections: dict[str, dict] = {}
+                rows_lines = None
                 if kept and needed:
                     # These units need every op's part: kept ops' come from the rows file; an op
                     # whose part is lost is rendered again.
-                    sections = _read_rows(self.out, needed)
+                    sections, rows_lines = _read_rows(self.out, needed)
                     lost = sorted(
                         rel
                         for rel, op in kept.items()
@@ -1106,7 +1107,7 @@ class _Run:
                 if known.get(rel, {}).get("parts", {}).get(u) != h
             }
             if changed:
-                _write_rows(self.out, ops, fresh, sections, changed, set(parts_units))
+                _write_rows(self.out, ops, fresh, sections, changed, set(parts_units), rows_lines)
             self._save_state(generator_key, inputs, ops, aggregates)
         elapsed = time.perf_counter() - self.start
         print(
@@ -1256,9 +1257,10 @@ def _aggregate_keys(generator_key: str, inputs: _Inputs, ops: dict[str, dict], u
     return {unit: fs.sha256(f"{head}{unit}\0{','.join(sorted(found))}".encode()) for unit, found in parts.items()}
 
 
-def _read_rows(out: Path, units) -> dict[str, dict]:
+def _read_rows(out: Path, units) -> tuple[dict[str, dict], list[bytes] | None]:
     """{unit: {part hash: part}} of ``units`` from the rows file (a damaged line is left out: the op
-    whose part it held is rendered again when that aggregate is needed).
+    whose part it held is rendered again when that aggregate is needed), and the file's lines (None
+    when it cannot be read), which :func:`_write_rows` reuses instead of reading the file again.
 
     The rows file has one line per part of an aggregate unit: the unit's name (JSON), a tab, the
     part's hash, a tab, the hash of the part's text, a tab, the part (JSON). A run reads only the
@@ -1266,10 +1268,10 @@ def _read_rows(out: Path, units) -> dict[str, dict]:
     wanted = {json.dumps(u).encode(): u for u in units}
     found: dict[str, dict] = {}
     try:
-        data = (out / ROWS).read_bytes()
+        lines = (out / ROWS).read_bytes().split(b"\n")
     except OSError:
-        return found
-    for line in data.split(b"\n"):
+        return found, None
+    for line in lines:
         fields = line.split(b"\t", 3)
         if len(fields) != 4 or fields[0] not in wanted:
             continue
@@ -1281,7 +1283,7 @@ def _read_rows(out: Path, units) -> dict[str, dict]:
         except ValueError:
             continue
         found.setdefault(wanted[name], {})[part_hash.decode("ascii", "replace")] = part
-    return found
+    return found, lines
 
 
 def _row_line(unit_name: bytes, part_hash: str, part) -> bytes:
@@ -1289,21 +1291,25 @@ def _row_line(unit_name: bytes, part_hash: str, part) -> bytes:
     return b"\t".join((unit_name, part_hash.encode(), fs.sha256(body).encode(), body))
 
 
-def _write_rows(out: Path, ops: dict, fresh: dict, sections: dict, changed: set[str], units: set[str]) -> None:
+def _write_rows(
+    out: Path, ops: dict, fresh: dict, sections: dict, changed: set[str], units: set[str], lines: list[bytes] | None
+) -> None:
     """Write the rows of the current ``units``: for the ``changed`` ones every op's part (fresh parts
     serialised, kept ones, read from ``sections`` this run, copied as they were written), the others'
-    lines as they are; lines of other units are dropped."""
+    lines as they are; lines of other units are dropped. ``lines``: the file's lines as
+    :func:`_read_rows` read them this run (under the same lock), else None: the file is read here."""
     from generator.writer import write_bytes
 
     names = {u: json.dumps(u).encode() for u in units}
     by_name = {name: u for u, name in names.items()}
     kept: dict[str, list[bytes]] = {}
     old_parts: dict[tuple[str, bytes], bytes] = {}
-    try:
-        old = (out / ROWS).read_bytes()
-    except OSError:
-        old = b""
-    for line in old.split(b"\n"):
+    if lines is None:
+        try:
+            lines = (out / ROWS).read_bytes().split(b"\n")
+        except OSError:
+            lines = []
+    for line in lines:
         fields = line.split(b"\t", 2)
         unit = by_name.get(fields[0]) if len(fields) == 3 else None
         if unit is None:
