@@ -134,8 +134,10 @@ class _Search:
         """Whether an earlier rejection by a check covers ``call`` with its tensors retyped to ``dtype``."""
         product = call.key[0]
         proofs = call.proofs
-        for proof in proofs:
+        for index, proof in enumerate(proofs):
             if proof is not None and self._proves(proof, product, dtype):
+                if index:  # the proof that worked is tried first next time (the same check tends to)
+                    proofs.insert(0, proofs.pop(index))
                 return True
         rejected = self._rejected
         if len(proofs) < len(rejected):  # checks that rejected a call since this recipe last looked
