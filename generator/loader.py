@@ -442,6 +442,9 @@ class _CrossChecker:
             catalog.format_names,
             products=frozenset(catalog.product_tags),
         )
+        # A spec repeats rules (the same `when` on several checks): each text is parsed once for
+        # its expected type (nodes are immutable; a text that does not parse is reported every time).
+        self._parsed: dict[tuple[str, str | None], ex.Node] = {}
 
     def error(self, path: tuple, message: str, col_offset: int | None = None) -> None:
         line, col = self.located.locate(path)
@@ -571,11 +574,14 @@ class _CrossChecker:
         return self.params[name]
 
     def _expr(self, path: tuple, text: str, expect: str | None) -> ex.Node | None:
-        try:
-            node = ex.parse(text, self.scope, expect)
-        except ex.ExprError as exc:
-            self.error(path, f"in expression: {exc.message}", col_offset=exc.col)
-            return None
+        node = self._parsed.get((text, expect))
+        if node is None:
+            try:
+                node = ex.parse(text, self.scope, expect)
+            except ex.ExprError as exc:
+                self.error(path, f"in expression: {exc.message}", col_offset=exc.col)
+                return None
+            self._parsed[(text, expect)] = node
         self.info.exprs[path] = node
         return node
 

@@ -376,3 +376,22 @@ def test_strict_reports_missing_english(tmp_path, capsys):
     assert main(["lint", "--strict", str(specs)]) == 1
     err = capsys.readouterr().err
     assert "summary: missing English text" in err
+
+
+def test_a_repeated_rule_is_parsed_once_and_reported_at_each_place(tmp_path, capsys):
+    from generator.loader import load_project
+
+    # the same valid text on two checks: one node, found at both places
+    same = _replace("when: f32(alpha.value) != 0", "when: not gradOutput.empty")
+    project = load_project(_specs_dir(tmp_path / "ok", same))
+    (info,) = project.ops
+    whens = [node for path, node in info.exprs.items() if path[-1] == "when"]
+    assert len(whens) == 2 and whens[0] is whens[1]
+    # the same broken text on both: an error at each line
+    broken = same.replace("when: not gradOutput.empty", "when: not gradOutput.emptyy")
+    code, lines = _lint(capsys, _specs_dir(tmp_path / "bad", broken))
+    assert code == 1
+    found = [m for m in map(LOCATED.match, lines) if m and "no attribute 'emptyy'" in m.group("msg")]
+    places = [i for i, line in enumerate(broken.splitlines(), 1) if "gradOutput.emptyy" in line]
+    assert len(places) == 2
+    assert sorted(int(m.group("line")) for m in found) == places, lines
