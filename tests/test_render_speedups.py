@@ -353,3 +353,29 @@ def test_site_renderer_renders_every_generated_page_like_the_stock_rules():
         text = page.read_text(encoding="utf-8")
         site.to_html("")
         assert site._RENDERER[0].render(text) == stock.render(text), page
+
+
+# ---------------------------------------------------------------------------------------------
+# Docs: the maintainers' page body is computed once for both flavours
+
+
+def test_maintainers_page_body_is_the_same_in_both_flavours():
+    from generator.emit.view import OpView
+    from generator.loader import load_project
+
+    project = load_project(REPO / "specs")
+    names = frozenset(info.spec.name for info in project.ops)
+    for info in project.ops:
+        view = OpView(info)
+        for lang in ("zh", "en"):
+            md, site = (
+                docs._MaintainerPage(info, project.catalog, names, lang, None, flavour, set(), view).body()
+                for flavour in ("md", "site")
+            )
+            assert md == site, (info.spec.name, lang)
+            # (what the flavours do differ in is outside the body)
+            pages = [
+                docs._MaintainerPage(info, project.catalog, names, lang, None, flavour, set(), view).context()
+                for flavour in ("md", "site")
+            ]
+            assert pages[0]["nav"] != pages[1]["nav"]

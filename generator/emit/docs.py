@@ -968,20 +968,34 @@ class _MaintainerPage(_Page):
             for issue in self.spec.doc_issues
         ]
 
-    def context(self) -> dict:
+    def context(self, bodies: dict | None = None) -> dict:
+        """The page's context; ``bodies`` (language -> :meth:`body`) shares the part that does not
+        depend on the flavour between an op's Markdown and site pages."""
         spec, lang, L = self.spec, self.lang, self.L
         other = "en" if lang == "zh" else "zh"
+        body = bodies.get(lang) if bodies is not None else None
+        if body is None:
+            body = self.body()
+            if bodies is not None:
+                bodies[lang] = body
         return {
-            "L": L,
-            "lang": lang,
-            "name": spec.name,
-            "title": L["m_title"].format(name=spec.name),
+            **body,
             "intro": L["m_intro"].format(name=spec.name, page=f"../{spec.name}{self.ext}"),
             "nav": {
                 "other": f"../../{other}/maintainers/{spec.name}{self.ext}",
                 "other_label": L["lang_switch"],
                 "index": f"../../README{self.ext}" if self.ext == ".md" else "../../index.html",
             },
+        }
+
+    def body(self) -> dict:
+        """Everything but the links to other pages: the same in both flavours (no text of it is linked)."""
+        spec, L = self.spec, self.L
+        return {
+            "L": L,
+            "lang": self.lang,
+            "name": spec.name,
+            "title": L["m_title"].format(name=spec.name),
             "sources": self.sources(),
             "deviations": self.check_rows(only_deviations=True),
             "unverified": self.unverified(),
@@ -1059,12 +1073,14 @@ def _without_stamp(sample: str) -> str:
 
 
 def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]], flavour: str = "md",
-             mentions: set[str] | None = None, view: OpView | None = None) -> dict[str, str]:  # fmt: skip
+             mentions: set[str] | None = None, view: OpView | None = None,
+             bodies: dict | None = None) -> dict[str, str]:  # fmt: skip
     """One op's user and maintainers' pages (Markdown) in one flavour, by path under ``docs/``.
 
     ``names``: the operator names of the project (pages link to the ones the text mentions);
     ``samples``: language -> the op's samples (``cpp.op_samples``); ``mentions`` collects every
-    operator name the pages could link (see :class:`Linker`)."""
+    operator name the pages could link (see :class:`Linker`); ``bodies``: shared by the calls for
+    one op's two flavours (the maintainers' pages differ only in their links to other pages)."""
     op_template = env.get_template("docs/op.md.j2")
     maintainer_template = env.get_template("docs/maintainers.md.j2")
     out: dict[str, str] = {}
@@ -1074,7 +1090,7 @@ def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list
         page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions, view)
         out[f"{lang}/{name}.md"] = op_template.render(**page.context())
         maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions, view)
-        out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context())
+        out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context(bodies))
     return out
 
 
@@ -1084,9 +1100,10 @@ def op_files(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list
     from generator.emit import site
 
     view = view if view is not None else OpView(info)
-    pages = op_pages(info, catalog, names, env, samples, "md", mentions, view)
+    bodies: dict = {}
+    pages = op_pages(info, catalog, names, env, samples, "md", mentions, view, bodies)
     out = {f"docs/{rel}": text for rel, text in pages.items()}
-    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions, view).items():
+    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions, view, bodies).items():
         target, html = site.page(env, rel, text)
         out[f"docs/site/{target}"] = html
     return out
