@@ -417,9 +417,17 @@ class _Row:
 
 
 class _Page:
+    """One op's user page in one language and flavour.
+
+    ``shared``: a dict given to the pages of both flavours of one op, which then compute once what
+    is the same in both (see :meth:`once`): everything but the links (to ``.md`` or ``.html``
+    pages) and the formulas."""
+
     def __init__(self, info: OpInfo, catalog: Catalog, names, lang: str, samples: list[dict] | None,
-                 flavour: str = "md", mentions: set[str] | None = None, view: OpView | None = None):  # fmt: skip
+                 flavour: str = "md", mentions: set[str] | None = None, view: OpView | None = None,
+                 shared: dict | None = None):  # fmt: skip
         self.info, self.spec, self.catalog, self.lang = info, info.spec, catalog, lang
+        self.shared = shared if shared is not None else {}
         self.view = view if view is not None else OpView(info)
         self.L = LABELS[lang]
         self.samples = samples  # generator.emit.cpp.op_samples: one per product data layout
@@ -427,6 +435,14 @@ class _Page:
         self.ext = ".html" if flavour == "site" else ".md"
         self.link = Linker(names, self.spec, lang, "", self.ext, mentions)
         self._npu_id = 0
+
+    def once(self, key, compute):
+        """``compute()``, or what it gave the other flavour's page: only for results that neither
+        link (:class:`Linker` depends on the flavour) nor number anything (``npu``)."""
+        key = (self.lang, key)
+        if key not in self.shared:
+            self.shared[key] = compute()
+        return self.shared[key]
 
     # -- shared bits
 
@@ -527,6 +543,16 @@ class _Page:
         return rows
 
     def param_row(self, p: Param) -> dict:
+        head, description, usage_sentences, extra, usage_notes, tail = self.once(
+            ("param", p.name), lambda: self._param_cells(p)
+        )
+        usage = [self.link(esc.html_text(s), True, extra) for s in usage_sentences] + usage_notes
+        return {**head, "desc": cell(self.html_prose(description)), "usage": cell(usage), **tail}
+
+    def _param_cells(self, p: Param) -> tuple:
+        """What of a parameter's row is the same in both flavours: the cells before and after the
+        linked ones, the texts to link (description, usage sentences, the link extras) and the
+        usage notes that follow them."""
         lang, L = self.lang, self.L
         ctype = p.ctype.replace("const ", "")
         name = f"{p.name}（{ctype}）" if lang == "zh" else f"{p.name} ({ctype})"
@@ -536,7 +562,7 @@ class _Page:
         usage_text = pick(p.usage, lang)
         seen = {_squash(s) for s in sentences(description)}
         usage_sentences = [s for s in sentences(usage_text) if _squash(s) not in seen]
-        usage = [self.link(esc.html_text(s), True, extra) for s in usage_sentences]
+        usage = []
         for default in self.spec.defaults:
             text = pick(default.text, lang)
             if default.param == p.name and _squash(text) not in _squash(usage_text):
@@ -578,16 +604,9 @@ class _Page:
                 dtype = esc.html_text(L["castable"].format(dtype=p.scalar.castable_to))
         elif p.ctype in PLAIN_DTYPES:
             dtype = PLAIN_DTYPES[p.ctype]
-        return {
-            "name": esc.html_text(name),
-            "io": L["output"] if p.role == "output" else L["input"],
-            "desc": cell(self.html_prose(description)),
-            "usage": cell(usage),
-            "dtype": dtype,
-            "format": fmt,
-            "shape": shape,
-            "noncontig": noncontig,
-        }
+        head = {"name": esc.html_text(name), "io": L["output"] if p.role == "output" else L["input"]}
+        tail = {"dtype": dtype, "format": fmt, "shape": shape, "noncontig": noncontig}
+        return head, description, usage_sentences, extra, usage, tail
 
     def rules_cell(self, rules) -> str:
         """Dtype list; spelled out per product group when the groups differ."""
@@ -794,7 +813,7 @@ class _Page:
 
     def context(self) -> dict:
         spec, lang, L = self.spec, self.lang, self.L
-        first, second = self.prototypes()
+        first, second = self.once("prototypes", self.prototypes)
         errors, notes = self.error_groups()
         other = "en" if lang == "zh" else "zh"
         source = ""
@@ -831,7 +850,7 @@ class _Page:
             "deterministic": self.md_prose(pick(spec.deterministic, lang)) if spec.deterministic else "",
             "constraints": self.constraints(),
             "precision": [self.md_prose(pick(t, lang)) for t in spec.precision],
-            "example": self.example(),
+            "example": self.once("example", self.example),
         }
 
 
@@ -968,18 +987,11 @@ class _MaintainerPage(_Page):
             for issue in self.spec.doc_issues
         ]
 
-    def context(self, bodies: dict | None = None) -> dict:
-        """The page's context; ``bodies`` (language -> :meth:`body`) shares the part that does not
-        depend on the flavour between an op's Markdown and site pages."""
+    def context(self) -> dict:
         spec, lang, L = self.spec, self.lang, self.L
         other = "en" if lang == "zh" else "zh"
-        body = bodies.get(lang) if bodies is not None else None
-        if body is None:
-            body = self.body()
-            if bodies is not None:
-                bodies[lang] = body
         return {
-            **body,
+            **self.once("maintainers", self.body),
             "intro": L["m_intro"].format(name=spec.name, page=f"../{spec.name}{self.ext}"),
             "nav": {
                 "other": f"../../{other}/maintainers/{spec.name}{self.ext}",
@@ -1074,23 +1086,23 @@ def _without_stamp(sample: str) -> str:
 
 def op_pages(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list[dict]], flavour: str = "md",
              mentions: set[str] | None = None, view: OpView | None = None,
-             bodies: dict | None = None) -> dict[str, str]:  # fmt: skip
+             shared: dict | None = None) -> dict[str, str]:  # fmt: skip
     """One op's user and maintainers' pages (Markdown) in one flavour, by path under ``docs/``.
 
     ``names``: the operator names of the project (pages link to the ones the text mentions);
     ``samples``: language -> the op's samples (``cpp.op_samples``); ``mentions`` collects every
-    operator name the pages could link (see :class:`Linker`); ``bodies``: shared by the calls for
-    one op's two flavours (the maintainers' pages differ only in their links to other pages)."""
+    operator name the pages could link (see :class:`Linker`); ``shared``: one dict for the calls of
+    one op's two flavours, which then compute once what is the same in both (see :meth:`_Page.once`)."""
     op_template = env.get_template("docs/op.md.j2")
     maintainer_template = env.get_template("docs/maintainers.md.j2")
     out: dict[str, str] = {}
     name = info.spec.name
     view = view if view is not None else OpView(info)
     for lang in LANGS:
-        page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions, view)
+        page = _Page(info, catalog, names, lang, samples.get(lang, []), flavour, mentions, view, shared)
         out[f"{lang}/{name}.md"] = op_template.render(**page.context())
-        maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions, view)
-        out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context(bodies))
+        maintainers = _MaintainerPage(info, catalog, names, lang, None, flavour, mentions, view, shared)
+        out[f"{lang}/maintainers/{name}.md"] = maintainer_template.render(**maintainers.context())
     return out
 
 
@@ -1100,10 +1112,10 @@ def op_files(info: OpInfo, catalog: Catalog, names, env, samples: dict[str, list
     from generator.emit import site
 
     view = view if view is not None else OpView(info)
-    bodies: dict = {}
-    pages = op_pages(info, catalog, names, env, samples, "md", mentions, view, bodies)
+    shared: dict = {}  # what the two flavours' pages have in common, computed once
+    pages = op_pages(info, catalog, names, env, samples, "md", mentions, view, shared)
     out = {f"docs/{rel}": text for rel, text in pages.items()}
-    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions, view, bodies).items():
+    for rel, text in op_pages(info, catalog, names, env, samples, "site", mentions, view, shared).items():
         target, html = site.page(env, rel, text)
         out[f"docs/site/{target}"] = html
     return out
