@@ -6,7 +6,7 @@ keeps them loaded: a later ``opgen generate`` (or ``docs``, with or without ``--
 it, the daemon runs the command line's own code (:func:`generator.cli.main`: same lock, same outputs,
 same messages) in the caller's working folder with the caller's ``OPGEN_*`` variables and umask, and
 the caller prints the daemon's output and exits with its status. After one spec edit on a 1,000-spec
-catalogue that is about 0.16-0.24 s instead of 0.30-0.41 s, 0.25-0.37 s instead of 0.47-0.55 s on a slower
+catalogue that is about 0.16-0.24 s instead of 0.30-0.41 s, 0.26-0.35 s instead of 0.48-0.58 s on a slower
 machine (``python -m benchmarks.bench_generate``).
 
 Staying correct:
