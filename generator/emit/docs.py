@@ -416,6 +416,20 @@ class _Row:
     products: set[str] | None = field(default_factory=set)  # None: every product
 
 
+@dataclass(frozen=True)
+class _ParamCells:
+    """What of a parameter's row is the same in both flavours: the cells before and after the linked
+    ones, the texts to link (its description, its usage sentences, with the link extras) and the
+    usage notes that follow those sentences."""
+
+    head: dict
+    description: str
+    usage_sentences: list[str]
+    extra: dict | None
+    usage_notes: list[str]
+    tail: dict
+
+
 class _Page:
     """One op's user page in one language and flavour.
 
@@ -543,16 +557,11 @@ class _Page:
         return rows
 
     def param_row(self, p: Param) -> dict:
-        head, description, usage_sentences, extra, usage_notes, tail = self.once(
-            ("param", p.name), lambda: self._param_cells(p)
-        )
-        usage = [self.link(esc.html_text(s), True, extra) for s in usage_sentences] + usage_notes
-        return {**head, "desc": cell(self.html_prose(description)), "usage": cell(usage), **tail}
+        cells = self.once(("param", p.name), lambda: self._param_cells(p))
+        usage = [self.link(esc.html_text(s), True, cells.extra) for s in cells.usage_sentences] + cells.usage_notes
+        return {**cells.head, "desc": cell(self.html_prose(cells.description)), "usage": cell(usage), **cells.tail}
 
-    def _param_cells(self, p: Param) -> tuple:
-        """What of a parameter's row is the same in both flavours: the cells before and after the
-        linked ones, the texts to link (description, usage sentences, the link extras) and the
-        usage notes that follow them."""
+    def _param_cells(self, p: Param) -> _ParamCells:
         lang, L = self.lang, self.L
         ctype = p.ctype.replace("const ", "")
         name = f"{p.name}（{ctype}）" if lang == "zh" else f"{p.name} ({ctype})"
@@ -604,9 +613,14 @@ class _Page:
                 dtype = esc.html_text(L["castable"].format(dtype=p.scalar.castable_to))
         elif p.ctype in PLAIN_DTYPES:
             dtype = PLAIN_DTYPES[p.ctype]
-        head = {"name": esc.html_text(name), "io": L["output"] if p.role == "output" else L["input"]}
-        tail = {"dtype": dtype, "format": fmt, "shape": shape, "noncontig": noncontig}
-        return head, description, usage_sentences, extra, usage, tail
+        return _ParamCells(
+            head={"name": esc.html_text(name), "io": L["output"] if p.role == "output" else L["input"]},
+            description=description,
+            usage_sentences=usage_sentences,
+            extra=extra,
+            usage_notes=usage,
+            tail={"dtype": dtype, "format": fmt, "shape": shape, "noncontig": noncontig},
+        )
 
     def rules_cell(self, rules) -> str:
         """Dtype list; spelled out per product group when the groups differ."""
